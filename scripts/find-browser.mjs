@@ -1,0 +1,28 @@
+// Prints the Chromium executable the tests will drive: Playwright's own browser when it is
+// installed, else the system's (Debian's /usr/bin/chromium). Exits 1 when there is none.
+import { existsSync } from 'node:fs';
+
+export async function findBrowser() {
+  if (process.env.CHROMIUM_PATH && existsSync(process.env.CHROMIUM_PATH))
+    return process.env.CHROMIUM_PATH;
+  try {
+    const { chromium } = await import('playwright-core');
+    const own = chromium.executablePath();
+    if (own && existsSync(own)) return own;
+  } catch {
+    /* playwright-core without a downloaded browser */
+  }
+  for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) {
+    if (existsSync(p)) return p;
+  }
+  return null;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const found = await findBrowser();
+  if (!found) {
+    console.error('no Chromium found: install Playwright browsers or Debian chromium');
+    process.exit(1);
+  }
+  console.log(found);
+}

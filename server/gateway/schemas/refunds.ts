@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { guid, queryInt } from './common';
+
+export const REFUND_STATUSES = ['PENDENTE', 'CANCELADO', 'APROVADO', 'REJEITADO'] as const;
+export const RefundStatusSchema = z.enum(REFUND_STATUSES);
+export type RefundStatus = z.infer<typeof RefundStatusSchema>;
+
+/** Query of `GET /v1/refund/list`. */
+export const RefundListQuerySchema = z.object({
+  status: RefundStatusSchema.optional(),
+  id: guid.optional(),
+  skip: queryInt({ min: 0 }).optional().default(0),
+  take: queryInt({ min: 1, max: 100 }).optional().default(10),
+});
+export type RefundListQuery = z.input<typeof RefundListQuerySchema>;
+
+export const CancellationRequestSchema = z.object({
+  id: z.string(),
+  nsu: z.string(),
+  authorizationCode: z.string(),
+  amount: z.number(),
+  operationDate: z.string(),
+  installments: z.number().int(),
+  status: RefundStatusSchema,
+  description: z.string(),
+});
+export type CancellationRequest = z.infer<typeof CancellationRequestSchema>;
+
+export const RefundListResponseSchema = z.object({
+  items: z.array(CancellationRequestSchema),
+  totalCount: z.number().int(),
+  skip: z.number().int(),
+  take: z.number().int(),
+});
+export type RefundListResponse = z.infer<typeof RefundListResponseSchema>;

@@ -1,0 +1,79 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { z } from 'zod';
+
+/** The spec's error body: an array of `{tag, description}`. */
+export interface ErrorItem {
+  tag: string;
+  description: string;
+}
+
+export function errorItems(tag: string, description: string): ErrorItem[] {
+  return [{ tag, description }];
+}
+
+/** Answers with the spec's error array. */
+export function errorResponse(
+  c: Context,
+  status: ContentfulStatusCode,
+  tag: string,
+  description: string,
+): Response {
+  return c.json(errorItems(tag, description), status);
+}
+
+/** Turns zod issues into error items whose tag is the dotted field path. */
+export function zodErrorItems(error: z.ZodError): ErrorItem[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    const tag = path || 'body';
+    let description = issue.message;
+    if (issue.code === 'unrecognized_keys') {
+      description = `unknown field(s): ${issue.keys.join(', ')}`;
+    }
+    return { tag, description: `${tag}: ${description}` };
+  });
+}
+
+export type ParseResult<T> = { ok: true; data: T } | { ok: false; response: Response };
+
+/** Reads a JSON body and validates it; a bad body becomes a 400 naming the field. */
+export async function parseJsonBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+): Promise<ParseResult<z.infer<S>>> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/([a-z0-9.+-]*\+)?json\b/i.test(type)) {
+    return {
+      ok: false,
+      response: errorResponse(
+        c,
+        415,
+        'content-type',
+        'content-type: the body must be application/json',
+      ),
+    };
+  }
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    return { ok: false, response: errorResponse(c, 400, 'body', 'body: not valid JSON') };
+  }
+  return validate(c, schema, raw);
+}
+
+/** Validates the query string (first value of each key). */
+export function parseQuery<S extends z.ZodType>(c: Context, schema: S): ParseResult<z.infer<S>> {
+  return validate(c, schema, c.req.query());
+}
+
+export function validate<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  raw: unknown,
+): ParseResult<z.infer<S>> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { ok: false, response: c.json(zodErrorItems(parsed.error), 400) };
+  return { ok: true, data: parsed.data };
+}

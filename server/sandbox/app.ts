@@ -1,0 +1,90 @@
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import { OffsetClock } from '../lib/clock';
+import { migrate } from '../lib/db';
+import { errorResponse } from '../lib/http';
+import { silentLogger } from '../lib/logging';
+import { authRoutes, requireToken } from './auth/routes';
+import { DEFAULT_CLIENT, type SandboxClient } from './clients';
+import { Scheduler } from './clock/scheduler';
+import { loadClockOffset, saveClockOffset } from './clock/store';
+import type { SandboxContext, SandboxEnv } from './context';
+import { clockControlRoutes } from './control/routes';
+import { sandboxMigrations, type SandboxKysely } from './db';
+
+export interface SandboxDeps {
+  db: SandboxKysely;
+  publicUrl: string;
+  clients?: readonly SandboxClient[];
+  /** A clock to drive; by default real time plus the persisted offset. */
+  clock?: OffsetClock;
+  logger?: Logger;
+  fetch?: typeof fetch;
+}
+
+export interface Sandbox {
+  app: Hono;
+  ctx: SandboxContext;
+  close(): Promise<void>;
+}
+
+/** Builds the whole gateway sandbox over a store: migrations run, the clock is restored. */
+export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
+  await migrate(deps.db, sandboxMigrations);
+  const clock = deps.clock ?? new OffsetClock(await loadClockOffset(deps.db));
+  const resetHooks: (() => void | Promise<void>)[] = [];
+  const closeHooks: (() => void | Promise<void>)[] = [];
+  const scheduler = new Scheduler(clock, (offset) => saveClockOffset(deps.db, offset));
+  const ctx: SandboxContext = {
+    db: deps.db,
+    clock,
+    scheduler,
+    clients: deps.clients ?? [DEFAULT_CLIENT],
+    publicUrl: deps.publicUrl.replace(/\/$/, ''),
+    logger: deps.logger ?? silentLogger,
+    fetch: deps.fetch ?? fetch,
+    onReset: (hook) => resetHooks.push(hook),
+    onClose: (hook) => closeHooks.push(hook),
+  };
+
+  // Each domain mounts its routes here. Gateway API under /v1 and Integration API under /api
+  // need a token of their own family; /__sandbox (control plane) and browser pages need none.
+  const gatewayApi = new Hono<SandboxEnv>().use('*', requireToken(ctx, 'gateway'));
+  const integrationApi = new Hono<SandboxEnv>().use('*', requireToken(ctx, 'integration'));
+  const control = new Hono().route(
+    '/',
+    clockControlRoutes(ctx, async () => {
+      for (const hook of resetHooks) await hook();
+    }),
+  );
+  const pages = new Hono();
+
+  const app = new Hono()
+    .route('/', authRoutes(ctx))
+    .route('/__sandbox', control)
+    .route('/', pages)
+    .route('/v1', gatewayApi)
+    .route('/api', integrationApi);
+
+  app.notFound((c) => errorResponse(c, 404, 'path', `no route ${c.req.method} ${c.req.path}`));
+  app.onError((err, c) => {
+    ctx.logger.error(
+      { err: { message: err.message, stack: err.stack }, path: c.req.path },
+      'unhandled',
+    );
+    return errorResponse(
+      c,
+      500,
+      '',
+      'The command could not be executed because of an unknown error',
+    );
+  });
+
+  return {
+    app,
+    ctx,
+    async close() {
+      for (const hook of closeHooks) await hook();
+    },
+  };
+}

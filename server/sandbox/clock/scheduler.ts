@@ -1,0 +1,73 @@
+import type { OffsetClock } from '../../lib/clock';
+
+/**
+ * Something that has work falling due on the sandbox clock: billings, retries, receipts,
+ * overdue slips, webhook deliveries. `runDue(now)` must do everything due at or before `now`
+ * and be safe to call again (running twice does nothing new).
+ */
+export interface DueTask {
+  name: string;
+  nextDueAt(): Promise<Date | null>;
+  runDue(now: Date): Promise<void>;
+}
+
+/** Hard bound on steps of one advance, so a task that never settles cannot hang the sandbox. */
+const MAX_STEPS = 2_000_000;
+
+/**
+ * Moves the clock and runs what fell due in time order across every registered task: each step
+ * moves the clock to the earliest due instant and runs the task that owns it.
+ */
+export class Scheduler {
+  private readonly tasks: DueTask[] = [];
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly clock: OffsetClock,
+    private readonly persistOffset: (offsetMs: number) => Promise<void>,
+  ) {}
+
+  register(task: DueTask): void {
+    this.tasks.push(task);
+  }
+
+  /** Advances by `ms`, running all due work in order; serialized with other advances. */
+  advance(ms: number): Promise<Date> {
+    return this.exclusive(async () => {
+      const target = new Date(this.clock.now().getTime() + ms);
+      await this.runUntil(target);
+      this.clock.advanceTo(target);
+      await this.persistOffset(this.clock.offset);
+      return this.clock.now();
+    });
+  }
+
+  /** Runs whatever is due at the current instant (used by real-time ticks). */
+  runDueNow(): Promise<void> {
+    return this.exclusive(() => this.runUntil(this.clock.now()));
+  }
+
+  /** Runs `fn` with no advance or tick interleaved. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(fn, fn);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private async runUntil(target: Date): Promise<void> {
+    for (let step = 0; step < MAX_STEPS; step++) {
+      let earliest: { task: DueTask; at: Date } | null = null;
+      for (const task of this.tasks) {
+        const at = await task.nextDueAt();
+        if (at && at.getTime() <= target.getTime() && (!earliest || at < earliest.at)) {
+          earliest = { task, at };
+        }
+      }
+      if (!earliest) return;
+      this.clock.advanceTo(earliest.at);
+      await this.persistOffset(this.clock.offset);
+      await earliest.task.runDue(this.clock.now());
+    }
+    throw new Error('scheduler: too many steps in one advance');
+  }
+}

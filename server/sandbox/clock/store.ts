@@ -1,0 +1,39 @@
+import type { Migration } from '../../lib/db';
+import type { SandboxKysely } from '../db';
+
+export interface ClockTables {
+  sandbox_state: { key: string; value: string };
+}
+
+export const clockMigrations: Migration[] = [
+  {
+    name: '0001_sandbox_state',
+    async up(db) {
+      await db.schema
+        .createTable('sandbox_state')
+        .addColumn('key', 'varchar(100)', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+];
+
+const OFFSET_KEY = 'clock_offset_ms';
+
+export async function loadClockOffset(db: SandboxKysely): Promise<number> {
+  const row = await db
+    .selectFrom('sandbox_state')
+    .select('value')
+    .where('key', '=', OFFSET_KEY)
+    .executeTakeFirst();
+  const n = row ? Number(row.value) : 0;
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+export async function saveClockOffset(db: SandboxKysely, offsetMs: number): Promise<void> {
+  await db
+    .insertInto('sandbox_state')
+    .values({ key: OFFSET_KEY, value: String(offsetMs) })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(offsetMs) }))
+    .execute();
+}

@@ -1,0 +1,30 @@
+import { sql, type Kysely } from 'kysely';
+import type { Migration } from '../lib/db';
+import { authMigrations, type AuthTables } from './auth/store';
+import { clockMigrations, type ClockTables } from './clock/store';
+
+/**
+ * The sandbox database: every domain contributes its tables and its migrations here.
+ * Add a domain by extending `SandboxDb` and appending its migrations to `sandboxMigrations`.
+ */
+export interface SandboxDb extends AuthTables, ClockTables {}
+
+export type SandboxKysely = Kysely<SandboxDb>;
+
+export const sandboxMigrations: Migration[] = [...clockMigrations, ...authMigrations];
+
+/** Tables that `POST /__sandbox/reset` keeps: clients' keys and the bookkeeping. */
+export const RESET_KEEP_TABLES = new Set(['_migrations', 'card_keys']);
+
+/** Wipes every table but the kept ones (SQLite: the sandbox store is SQLite). */
+export async function wipeData(db: SandboxKysely): Promise<void> {
+  const tables = await sql<{ name: string }>`
+    select name from sqlite_master where type = 'table' and name not like 'sqlite_%'
+  `.execute(db);
+  await db.transaction().execute(async (trx) => {
+    for (const { name } of tables.rows) {
+      if (RESET_KEEP_TABLES.has(name)) continue;
+      await sql`delete from ${sql.table(name)}`.execute(trx);
+    }
+  });
+}

@@ -1,0 +1,42 @@
+import { serve } from '@hono/node-server';
+import { openDb } from '../lib/db';
+import { createLogger } from '../lib/logging';
+import { createSandboxApp } from './app';
+import { DEFAULT_CLIENT, loadClients } from './clients';
+import type { SandboxDb } from './db';
+import { readSandboxEnv } from './env';
+
+/** `npm run sandbox`: the gateway sandbox alone, on SANDBOX_PORT. */
+async function main(): Promise<void> {
+  const env = readSandboxEnv();
+  const logger = createLogger({ level: env.LOG_LEVEL, name: 'sandbox' });
+  const { db, close: closeDb } = await openDb<SandboxDb>({ url: env.SANDBOX_DB });
+  const sandbox = await createSandboxApp({
+    db,
+    publicUrl: env.SANDBOX_PUBLIC_URL,
+    clients: loadClients(env.SANDBOX_CLIENTS_FILE),
+    logger,
+  });
+  const server = serve(
+    { fetch: sandbox.app.fetch, port: env.SANDBOX_PORT, hostname: env.SANDBOX_HOST },
+    () => {
+      console.log(`sandbox ready at ${env.SANDBOX_PUBLIC_URL} (both APIs, ACS pages, /__sandbox)`);
+      console.log(
+        `  credentials: userName=${DEFAULT_CLIENT.userName} password=${DEFAULT_CLIENT.password} accountNumber=${DEFAULT_CLIENT.accountNumber}`,
+      );
+    },
+  );
+  const stop = async () => {
+    server.close();
+    await sandbox.close();
+    await closeDb();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((err: unknown) => {
+  console.error((err as Error).message);
+  process.exit(1);
+});
