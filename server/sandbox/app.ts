@@ -9,6 +9,7 @@ import { DEFAULT_CLIENT, type SandboxClient } from './clients';
 import { Scheduler } from './clock/scheduler';
 import { loadClockOffset, saveClockOffset } from './clock/store';
 import type { SandboxContext, SandboxEnv } from './context';
+import { SandboxEvents } from './events';
 import { clockControlRoutes } from './control/routes';
 import { sandboxMigrations, type SandboxKysely } from './db';
 
@@ -35,13 +36,15 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
   const resetHooks: (() => void | Promise<void>)[] = [];
   const closeHooks: (() => void | Promise<void>)[] = [];
   const scheduler = new Scheduler(clock, (offset) => saveClockOffset(deps.db, offset));
+  const logger = deps.logger ?? silentLogger;
   const ctx: SandboxContext = {
     db: deps.db,
     clock,
     scheduler,
     clients: deps.clients ?? [DEFAULT_CLIENT],
     publicUrl: deps.publicUrl.replace(/\/$/, ''),
-    logger: deps.logger ?? silentLogger,
+    logger,
+    events: new SandboxEvents(logger),
     fetch: deps.fetch ?? fetch,
     onReset: (hook) => resetHooks.push(hook),
     onClose: (hook) => closeHooks.push(hook),

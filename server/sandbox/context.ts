@@ -3,6 +3,7 @@ import type { OffsetClock } from '../lib/clock';
 import type { SandboxClient } from './clients';
 import type { SandboxKysely } from './db';
 import type { Scheduler } from './clock/scheduler';
+import type { SandboxEvents } from './events';
 
 /** What every sandbox domain is built from; created once by `createSandboxApp`. */
 export interface SandboxContext {
@@ -13,6 +14,8 @@ export interface SandboxContext {
   /** How browsers and callers reach the sandbox (used in acsUrl and other links). */
   publicUrl: string;
   logger: Logger;
+  /** Domain events: payments approved and canceled, for the ledger, webhooks and billings. */
+  events: SandboxEvents;
   /** Outgoing HTTP (webhook delivery); injectable for tests. */
   fetch: typeof fetch;
   /** Runs on `POST /__sandbox/reset` after the data is wiped (drop in-memory state here). */

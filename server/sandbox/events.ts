@@ -1,0 +1,69 @@
+import type { Logger } from 'pino';
+import type { CardBrand, Split } from '../gateway/schemas/payments';
+
+/**
+ * A payment as other sandbox domains see it (reconciliation ledger, webhooks, billings).
+ * Never holds a card number: only the masked form (first six, last four, 15 chars).
+ */
+export interface PaymentRecord {
+  paymentId: string;
+  nsu: string;
+  authorizationCode: string;
+  /** The client (integrator) that made it. */
+  userName: string;
+  accountNumber: string;
+  merchantId: string;
+  transactionType: 'credit' | 'debit';
+  productType: string;
+  installments: number;
+  /** Cents. */
+  amount: number;
+  brand: CardBrand;
+  /** e.g. `400000*****2701`. */
+  maskedNumber: string;
+  referenceTransaction: string | null;
+  configSplit: Split[] | null;
+  /** Set when the payment came from a recurrence billing. */
+  billingId: string | null;
+  /** When it was authorized (ISO 8601). */
+  authorizedAt: string;
+}
+
+export type SandboxEvent =
+  | { type: 'payment.approved'; payment: PaymentRecord }
+  | { type: 'payment.canceled'; payment: PaymentRecord; cancellationRequestId: string; at: string };
+
+type Handler<E> = (event: E) => Promise<void> | void;
+
+/**
+ * In-process domain events. `emit` awaits every handler in registration order so what a
+ * handler writes (ledger rows, webhook outbox) is stored before the API call answers.
+ * A failing handler is logged and does not undo the payment.
+ */
+export class SandboxEvents {
+  private readonly handlers = new Map<SandboxEvent['type'], Handler<SandboxEvent>[]>();
+
+  constructor(private readonly logger: Logger) {}
+
+  on<T extends SandboxEvent['type']>(
+    type: T,
+    handler: Handler<Extract<SandboxEvent, { type: T }>>,
+  ): void {
+    const list = this.handlers.get(type) ?? [];
+    list.push(handler as Handler<SandboxEvent>);
+    this.handlers.set(type, list);
+  }
+
+  async emit(event: SandboxEvent): Promise<void> {
+    for (const handler of this.handlers.get(event.type) ?? []) {
+      try {
+        await handler(event);
+      } catch (err) {
+        this.logger.error(
+          { err: { message: (err as Error).message }, event: event.type },
+          'event handler failed',
+        );
+      }
+    }
+  }
+}
