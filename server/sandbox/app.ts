@@ -5,6 +5,7 @@ import { migrate } from '../lib/db';
 import { errorResponse } from '../lib/http';
 import { silentLogger } from '../lib/logging';
 import { authRoutes, requireToken } from './auth/routes';
+import { bankSlipApiRoutes, bankSlipControlRoutes, registerBankSlips } from './bank-slips/routes';
 import { DEFAULT_CLIENT, type SandboxClient } from './clients';
 import { Scheduler } from './clock/scheduler';
 import { loadClockOffset, saveClockOffset } from './clock/store';
@@ -61,6 +62,10 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
     }),
   );
   const pages = new Hono();
+
+  registerBankSlips(ctx);
+  integrationApi.route('/', bankSlipApiRoutes(ctx));
+  control.route('/', bankSlipControlRoutes(ctx));
 
   const app = new Hono()
     .route('/', authRoutes(ctx))

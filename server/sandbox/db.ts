@@ -2,16 +2,21 @@ import { sql, type Kysely } from 'kysely';
 import type { Migration } from '../lib/db';
 import { authMigrations, type AuthTables } from './auth/store';
 import { clockMigrations, type ClockTables } from './clock/store';
+import { bankSlipMigrations, type BankSlipTables } from './bank-slips/store';
 
 /**
  * The sandbox database: every domain contributes its tables and its migrations here.
  * Add a domain by extending `SandboxDb` and appending its migrations to `sandboxMigrations`.
  */
-export interface SandboxDb extends AuthTables, ClockTables {}
+export interface SandboxDb extends AuthTables, ClockTables, BankSlipTables {}
 
 export type SandboxKysely = Kysely<SandboxDb>;
 
-export const sandboxMigrations: Migration[] = [...clockMigrations, ...authMigrations];
+export const sandboxMigrations: Migration[] = [
+  ...clockMigrations,
+  ...authMigrations,
+  ...bankSlipMigrations,
+];
 
 /** Tables that `POST /__sandbox/reset` keeps: clients' keys and the bookkeeping. */
 export const RESET_KEEP_TABLES = new Set(['_migrations', 'card_keys']);
