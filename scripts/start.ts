@@ -1,2 +1,225 @@
-// `npm start`: the demo stack. Until the BFF and the demo exist it runs the sandbox alone.
-import '../server/sandbox/main';
+// `npm start`: the demo stack in one process — gateway sandbox, BFF and storefront — each on
+// its own origin, built by the apps' factories. The widget is built first when it is missing or
+// older than its sources, so a fresh clone needs only `npm install && npm start`.
+import { serve, type ServerType } from '@hono/node-server';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Logger } from 'pino';
+import { createDemoApp } from '../demo/app';
+import { openDb } from '../server/lib/db';
+import { createLogger, silentLogger } from '../server/lib/logging';
+import { createSandboxApp } from '../server/sandbox/app';
+import { DEFAULT_CLIENT } from '../server/sandbox/clients';
+import type { SandboxDb } from '../server/sandbox/db';
+
+export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+export const DIST_DIR = join(ROOT, 'dist');
+
+const BUILD_OUTPUTS = ['widget/card-checkout.js', 'widget/manifest.json', 'frame/card-form.js'];
+const BUILD_INPUTS = ['widget', 'vite.config.ts', 'package.json'];
+
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0;
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+/** True when a bundle is missing or a widget source changed after the last build. */
+export function widgetBuildIsStale(root = ROOT): boolean {
+  const outputs = BUILD_OUTPUTS.map((p) => join(root, 'dist', p));
+  if (outputs.some((p) => !existsSync(p))) return true;
+  const built = Math.min(...outputs.map((p) => statSync(p).mtimeMs));
+  return BUILD_INPUTS.some((p) => newestMtime(join(root, p)) > built);
+}
+
+/** Runs `vite build` when needed; throws with vite's output when the build fails. */
+export function ensureWidgetBuilt(opts: { root?: string; quiet?: boolean } = {}): boolean {
+  const root = opts.root ?? ROOT;
+  if (!existsSync(join(root, 'vite.config.ts'))) return false;
+  if (!widgetBuildIsStale(root)) return false;
+  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  const run = spawnSync(process.execPath, [vite, 'build'], {
+    cwd: root,
+    stdio: opts.quiet ? 'pipe' : 'inherit',
+    encoding: 'utf8',
+  });
+  if (run.status !== 0) {
+    throw new Error(
+      `vite build failed (${run.status ?? run.signal})\n${run.stdout ?? ''}${run.stderr ?? ''}`,
+    );
+  }
+  return true;
+}
+
+interface Bound {
+  url: string;
+  port: number;
+  /** Starts answering with the app once it is built (its URL must be known first). */
+  serve(fetch: (req: Request) => Response | Promise<Response>): void;
+  close(): Promise<void>;
+}
+
+/** Binds a port first, so each app can be told its own public URL before it is built. */
+function bind(port: number, host: string, publicHost: string): Promise<Bound> {
+  let handler: (req: Request) => Response | Promise<Response> = () =>
+    new Response('starting', { status: 503 });
+  return new Promise((done, fail) => {
+    const server: ServerType = serve(
+      { fetch: (req: Request) => handler(req), port, hostname: host },
+      (info: AddressInfo) =>
+        done({
+          url: `http://${publicHost}:${info.port}`,
+          port: info.port,
+          serve: (fetch) => {
+            handler = fetch;
+          },
+          close: () =>
+            new Promise<void>((closed) => {
+              if ('closeAllConnections' in server) server.closeAllConnections();
+              server.close(() => closed());
+            }),
+        }),
+    );
+    server.once('error', fail);
+  });
+}
+
+export interface StackOptions {
+  /** Folder for the SQLite files. */
+  dataDir: string;
+  /** 0 picks a free port. */
+  ports?: { sandbox: number; bff: number; demo: number };
+  /** Address to bind (loopback). */
+  host?: string;
+  /** Host name in the public URLs (`localhost` for people, `127.0.0.1` for tests). */
+  publicHost?: string;
+  merchantSecret?: string;
+  loggers?: { sandbox?: Logger; bff?: Logger; demo?: Logger };
+  distDir?: string;
+}
+
+export interface Stack {
+  sandboxUrl: string;
+  bffUrl: string;
+  demoUrl: string;
+  merchantSecret: string;
+  close(): Promise<void>;
+}
+
+/** Starts sandbox, BFF and storefront, wired to one another, on loopback. */
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const host = opts.host ?? '127.0.0.1';
+  const publicHost = opts.publicHost ?? host;
+  const ports = opts.ports ?? { sandbox: 0, bff: 0, demo: 0 };
+  const merchantSecret = opts.merchantSecret ?? 'sk_test_local';
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c();
+  };
+  try {
+    const sandboxServer = await bind(ports.sandbox, host, publicHost);
+    closers.push(() => sandboxServer.close());
+    const sandboxDb = await openDb<SandboxDb>({ url: join(opts.dataDir, 'sandbox.sqlite') });
+    closers.push(() => sandboxDb.close());
+    const sandbox = await createSandboxApp({
+      db: sandboxDb.db,
+      publicUrl: sandboxServer.url,
+      logger: opts.loggers?.sandbox ?? silentLogger,
+    });
+    closers.push(() => sandbox.close());
+    sandboxServer.serve((req) => sandbox.app.fetch(req));
+
+    const bffServer = await bind(ports.bff, host, publicHost);
+    closers.push(() => bffServer.close());
+
+    const demoServer = await bind(ports.demo, host, publicHost);
+    closers.push(() => demoServer.close());
+    const demo = createDemoApp({
+      publicUrl: demoServer.url,
+      bffUrl: bffServer.url,
+      merchantSecret,
+      distDir: opts.distDir ?? DIST_DIR,
+      logger: opts.loggers?.demo ?? silentLogger,
+    });
+    demoServer.serve((req) => demo.app.fetch(req));
+
+    return {
+      sandboxUrl: sandboxServer.url,
+      bffUrl: bffServer.url,
+      demoUrl: demoServer.url,
+      merchantSecret,
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+const TEST_CARDS: [string, string][] = [
+  ['4000 0000 0000 2701', 'Visa, débito 3DS sem desafio: aprovado'],
+  ['4000 0000 0000 2503', 'Visa, débito com desafio: OTP 1234 aprova'],
+  ['4000 0000 0000 2370', 'Visa, desafio que sempre falha'],
+  ['4000 0000 0000 2925', 'Visa, falha 3DS sem desafio'],
+  ['5200 0000 0000 2235', 'Mastercard, aprovado'],
+  ['5200 0000 0000 2151', 'Mastercard, desafio (OTP 1234)'],
+  ['6505 2900 0000 2000', 'Elo, aprovado'],
+  ['6062 8256 2425 4001', 'Hipercard, aprovado'],
+  ['3400 000000 02708', 'Amex, aprovado (CVV de 4 dígitos)'],
+  ['4000 0000 0000 0002', 'Visa, recusado (05)'],
+  ['4000 0000 0000 9995', 'Visa, recusado: saldo insuficiente (51)'],
+  ['4000 0000 0000 0069', 'Visa, recusado: cartão vencido (54)'],
+  ['4000 0000 0000 0127', 'Visa, recusado: CVV incorreto (N7)'],
+  ['4000 0000 0000 0119', 'Visa, erro interno do gateway (500)'],
+];
+
+async function main(): Promise<void> {
+  const env = process.env;
+  const port = (name: string, fallback: number) => {
+    const v = Number(env[name] ?? fallback);
+    if (!Number.isInteger(v) || v < 1 || v > 65535) throw new Error(`${name}: not a port`);
+    return v;
+  };
+  if (ensureWidgetBuilt()) console.log('widget built into dist/');
+  const level = (env.LOG_LEVEL ?? 'info') as 'info';
+  const stack = await startStack({
+    dataDir: resolve(ROOT, 'data'),
+    ports: {
+      sandbox: port('SANDBOX_PORT', 4010),
+      bff: port('BFF_PORT', 3001),
+      demo: port('DEMO_PORT', 3000),
+    },
+    publicHost: 'localhost',
+    loggers: {
+      sandbox: createLogger({ level, name: 'sandbox' }),
+      bff: createLogger({ level, name: 'bff' }),
+      demo: createLogger({ level, name: 'demo' }),
+    },
+  });
+  console.log(`
+  Loja (demo)   ${stack.demoUrl}
+  BFF           ${stack.bffUrl}
+  Sandbox       ${stack.sandboxUrl}   (userName ${DEFAULT_CLIENT.userName}, password ${DEFAULT_CLIENT.password})
+
+  Cartões de teste (qualquer validade futura, qualquer CVV; OTP dos desafios: 1234):
+${TEST_CARDS.map(([n, d]) => `    ${n.padEnd(21)} ${d}`).join('\n')}
+`);
+  const stop = () => {
+    void stack.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  main().catch((err: unknown) => {
+    console.error((err as Error).message);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,232 @@
+import { Hono, type Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import type { Logger } from 'pino';
+import { silentLogger } from '../server/lib/logging';
+import { CartStore, cartCount, cartLines, cartTotal, type Cart } from './cart';
+import { PRODUCTS, findProduct } from './catalog';
+import { createMerchantClient, type MerchantClient } from './merchant-client';
+import {
+  cartPage,
+  checkoutHead,
+  checkoutPage,
+  consolePage,
+  layout,
+  notFoundPage,
+  orderPage,
+  productsPage,
+  type ConsoleSection,
+} from './views';
+import { widgetScriptResolver } from './widget-script';
+
+export interface DemoDeps {
+  /** The storefront's own origin, as browsers see it; the BFF must allow it. */
+  publicUrl: string;
+  /** The BFF for server-to-server calls (merchant API). */
+  bffUrl: string;
+  /** The BFF as browsers reach it (script and frame); defaults to `bffUrl`. */
+  bffPublicUrl?: string;
+  merchantSecret: string;
+  fetch?: typeof fetch;
+  /** Where `npm run build` wrote the widget (for the SRI manifest); default `dist`. */
+  distDir?: string;
+  maxInstallments?: number;
+  /** Extra console sections (subscriptions, webhooks…) added by other parts of the project. */
+  consoleSections?: ConsoleSection[];
+  /** Overrides the BFF client, for tests. */
+  merchant?: MerchantClient;
+  logger?: Logger;
+}
+
+export interface DemoApp {
+  app: Hono;
+  carts: CartStore;
+}
+
+const CART_COOKIE = 'cart';
+
+/** The demo storefront: a merchant site that takes payments through the widget. */
+export function createDemoApp(deps: DemoDeps): DemoApp {
+  const publicUrl = new URL(deps.publicUrl);
+  const origin = publicUrl.origin;
+  const bffPublicUrl = (deps.bffPublicUrl ?? deps.bffUrl).replace(/\/$/, '');
+  const logger = deps.logger ?? silentLogger;
+  const merchant =
+    deps.merchant ??
+    createMerchantClient({
+      bffUrl: deps.bffUrl,
+      merchantSecret: deps.merchantSecret,
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    });
+  const widgetScript = widgetScriptResolver({ bffPublicUrl, distDir: deps.distDir ?? 'dist' });
+  const carts = new CartStore();
+  let orderNumber = 0;
+
+  const currentCart = (c: Context): Cart | undefined => carts.get(getCookie(c, CART_COOKIE));
+  const cartFor = (c: Context): Cart => {
+    const existing = currentCart(c);
+    if (existing) return existing;
+    const cart = carts.create();
+    setCookie(c, CART_COOKIE, cart.id, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: publicUrl.protocol === 'https:',
+    });
+    return cart;
+  };
+  const page = (
+    c: Context,
+    title: string,
+    body: Parameters<typeof layout>[0]['body'],
+    status: 200 | 404 | 502 = 200,
+    head?: Parameters<typeof layout>[0]['head'],
+  ) =>
+    c.html(
+      layout({ title, cartCount: cartCount(currentCart(c)), body, ...(head ? { head } : {}) }),
+      status,
+    );
+
+  const app = new Hono();
+
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('x-content-type-options', 'nosniff');
+    c.header('referrer-policy', 'strict-origin-when-cross-origin');
+    c.header('cache-control', 'no-store');
+  });
+
+  app.get('/', (c) => {
+    const added = findProduct(c.req.query('added') ?? '');
+    return page(c, 'Produtos', productsPage(PRODUCTS, added));
+  });
+
+  app.post('/cart/items', async (c) => {
+    const form = await c.req.parseBody();
+    const productId = typeof form.productId === 'string' ? form.productId : '';
+    if (!findProduct(productId))
+      return page(c, 'Não encontrado', notFoundPage('Produto desconhecido.'), 404);
+    carts.add(cartFor(c), productId);
+    return c.redirect(`/?added=${encodeURIComponent(productId)}`, 303);
+  });
+
+  app.post('/cart/items/:productId', async (c) => {
+    const form = await c.req.parseBody();
+    const quantity = Number(typeof form.quantity === 'string' ? form.quantity : NaN);
+    const cart = cartFor(c);
+    if (
+      !Number.isFinite(quantity) ||
+      !carts.setQuantity(cart, c.req.param('productId'), quantity)
+    ) {
+      return page(
+        c,
+        'Carrinho',
+        cartPage(cartLines(cart), cartTotal(cart), 'Quantidade inválida.'),
+      );
+    }
+    return c.redirect('/cart', 303);
+  });
+
+  app.get('/cart', (c) => {
+    const cart = currentCart(c);
+    return page(c, 'Carrinho', cartPage(cartLines(cart), cartTotal(cart)));
+  });
+
+  // The amount comes from the server's catalog only: whatever the browser posts is ignored.
+  app.post('/checkout', async (c) => {
+    const cart = currentCart(c);
+    const total = cartTotal(cart);
+    if (!cart || total === 0) return c.redirect('/cart', 303);
+    orderNumber += 1;
+    const created = await merchant.createSession({
+      amount: total,
+      origin,
+      methods: ['credit', 'debit'],
+      maxInstallments: deps.maxInstallments ?? 6,
+      referenceTransaction: `demo-${Date.now().toString(36)}-${orderNumber}`,
+    });
+    if (!created.ok) {
+      logger.error({ status: created.status }, 'checkout session not created');
+      return page(
+        c,
+        'Carrinho',
+        cartPage(
+          cartLines(cart),
+          total,
+          'Não foi possível iniciar o pagamento agora. Tente de novo em instantes.',
+        ),
+        502,
+      );
+    }
+    cart.checkout = {
+      sessionId: created.value.id,
+      clientSecret: created.value.clientSecret,
+      amount: created.value.amount,
+    };
+    return c.redirect('/checkout', 303);
+  });
+
+  app.get('/checkout', (c) => {
+    const cart = currentCart(c);
+    if (!cart?.checkout || cart.checkout.amount !== cartTotal(cart))
+      return c.redirect('/cart', 303);
+    return page(
+      c,
+      'Pagamento',
+      checkoutPage({
+        lines: cartLines(cart),
+        total: cart.checkout.amount,
+        sessionId: cart.checkout.sessionId,
+        clientSecret: cart.checkout.clientSecret,
+        bffPublicUrl,
+      }),
+      200,
+      checkoutHead(widgetScript()),
+    );
+  });
+
+  // Never trusts the browser: the status comes from the BFF, server to server.
+  app.get('/order/:sessionId', async (c) => {
+    const id = c.req.param('sessionId');
+    const found = await merchant.getSession(id);
+    if (!found.ok) {
+      return found.status === 404
+        ? page(c, 'Pedido', notFoundPage('Pedido não encontrado.'), 404)
+        : page(c, 'Pedido', notFoundPage('Não foi possível consultar o pedido agora.'), 502);
+    }
+    const cart = currentCart(c);
+    if (found.value.status === 'succeeded' && cart?.checkout?.sessionId === id) carts.clear(cart);
+    return page(c, 'Pedido', orderPage(found.value));
+  });
+
+  app.get('/console', async (c) => {
+    const listed = await merchant.listSessions();
+    const sections = await Promise.all(
+      (deps.consoleSections ?? []).map(async (section) => ({
+        section,
+        body: await section.render(),
+      })),
+    );
+    return page(
+      c,
+      'Console',
+      consolePage({
+        sessions: listed.ok ? listed.value : [],
+        ...(listed.ok ? {} : { error: 'Não foi possível listar as sessões do BFF.' }),
+        sections,
+      }),
+    );
+  });
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+
+  app.notFound((c) => page(c, 'Não encontrado', notFoundPage('Página não encontrada.'), 404));
+  app.onError((err, c) => {
+    logger.error(
+      { err: { message: err.message, stack: err.stack }, path: c.req.path },
+      'unhandled',
+    );
+    return c.text('Erro interno', 500);
+  });
+
+  return { app, carts };
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { findProduct, type Product } from './catalog';
+
+/** The checkout session a cart is being paid with: ids only, never card data. */
+export interface CartCheckout {
+  sessionId: string;
+  clientSecret: string;
+  amount: number;
+}
+
+export interface Cart {
+  id: string;
+  /** productId → quantity. */
+  items: Map<string, number>;
+  checkout?: CartCheckout;
+  touchedAt: number;
+}
+
+export interface CartLine {
+  product: Product;
+  quantity: number;
+  subtotal: number;
+}
+
+export const MAX_QUANTITY = 10;
+
+/**
+ * Carts in memory, keyed by a random id the browser keeps in a cookie. The browser holds no
+ * prices: the total is always computed here from the catalog. Oldest carts are evicted past
+ * `capacity`, so a flood of new cookies cannot grow memory without bound.
+ */
+export class CartStore {
+  readonly #carts = new Map<string, Cart>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  get(id: string | undefined): Cart | undefined {
+    if (!id) return undefined;
+    const cart = this.#carts.get(id);
+    if (cart) {
+      cart.touchedAt = Date.now();
+      // Re-insert so the Map's order stays least-recently-used first.
+      this.#carts.delete(id);
+      this.#carts.set(id, cart);
+    }
+    return cart;
+  }
+
+  create(): Cart {
+    const cart: Cart = {
+      id: randomBytes(18).toString('base64url'),
+      items: new Map(),
+      touchedAt: Date.now(),
+    };
+    this.#carts.set(cart.id, cart);
+    while (this.#carts.size > this.capacity) {
+      const oldest = this.#carts.keys().next().value;
+      if (oldest === undefined) break;
+      this.#carts.delete(oldest);
+    }
+    return cart;
+  }
+
+  /** Sets a product's quantity (0 removes it); any pending checkout no longer matches. */
+  setQuantity(cart: Cart, productId: string, quantity: number): boolean {
+    if (!findProduct(productId)) return false;
+    const q = Math.max(0, Math.min(MAX_QUANTITY, Math.trunc(quantity)));
+    if (q === 0) cart.items.delete(productId);
+    else cart.items.set(productId, q);
+    delete cart.checkout;
+    return true;
+  }
+
+  add(cart: Cart, productId: string): boolean {
+    return this.setQuantity(cart, productId, (cart.items.get(productId) ?? 0) + 1);
+  }
+
+  clear(cart: Cart): void {
+    cart.items.clear();
+    delete cart.checkout;
+  }
+}
+
+export function cartLines(cart: Cart | undefined): CartLine[] {
+  if (!cart) return [];
+  const lines: CartLine[] = [];
+  for (const [id, quantity] of cart.items) {
+    const product = findProduct(id);
+    if (product) lines.push({ product, quantity, subtotal: product.price * quantity });
+  }
+  return lines;
+}
+
+export function cartTotal(cart: Cart | undefined): number {
+  return cartLines(cart).reduce((sum, line) => sum + line.subtotal, 0);
+}
+
+export function cartCount(cart: Cart | undefined): number {
+  return cartLines(cart).reduce((sum, line) => sum + line.quantity, 0);
+}
