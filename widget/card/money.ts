@@ -1,0 +1,39 @@
+/** Amounts in cents, shown in BRL. */
+
+let brl: Intl.NumberFormat | undefined;
+
+/** `12345` → `R$ 123,45` (pt-BR formatting whatever the UI language: the currency is BRL). */
+export function formatBRL(cents: number): string {
+  brl ??= new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
+  return brl.format(cents / 100);
+}
+
+/**
+ * Splits a total into `count` installments of whole cents; the remainder goes on the first
+ * one, so the parts always add up to the total.
+ */
+export function splitInstallments(totalCents: number, count: number): number[] {
+  if (!Number.isInteger(totalCents) || totalCents < 0) throw new RangeError('total');
+  if (!Number.isInteger(count) || count < 1) throw new RangeError('count');
+  const base = Math.floor(totalCents / count);
+  const parts = Array.from({ length: count }, () => base);
+  parts[0] = base + (totalCents - base * count);
+  return parts;
+}
+
+export interface InstallmentOption {
+  count: number;
+  /** The first installment (carries the remainder). */
+  first: number;
+  /** Each of the other installments. */
+  rest: number;
+}
+
+/** Options 1…max for a total; never an installment below one cent. */
+export function installmentOptions(totalCents: number, max: number): InstallmentOption[] {
+  const limit = Math.max(1, Math.min(max, totalCents));
+  return Array.from({ length: limit }, (_, i) => {
+    const parts = splitInstallments(totalCents, i + 1);
+    return { count: i + 1, first: parts[0] ?? 0, rest: parts[1] ?? parts[0] ?? 0 };
+  });
+}

@@ -1,0 +1,61 @@
+import type { Messages } from './messages';
+
+export const en: Messages = {
+  cardNumber: 'Card number',
+  cardholderName: 'Name on card',
+  expiry: 'Expiry date',
+  expiryHint: 'MM/YY',
+  securityCode: 'Security code',
+  securityCodeHint: (n) => `${n} digits`,
+  document: 'CPF or CNPJ',
+  documentHint: 'Only if you want to provide it',
+  optional: 'optional',
+  installments: 'Installments',
+  installmentOption: (count, first, rest) =>
+    count === 1
+      ? `1 payment of ${first}`
+      : first === rest
+        ? `${count} installments of ${rest}`
+        : `${count} installments: first ${first}, then ${count - 1} of ${rest}`,
+  method: 'Payment method',
+  credit: 'Credit',
+  debit: 'Debit',
+  pay: (amount) => `Pay ${amount}`,
+  paying: 'Processing payment…',
+  loading: 'Loading…',
+  waitingForHost: 'Loading the payment form…',
+  cardBrand: (brand) => `Card brand: ${brand}`,
+  errors: {
+    required: 'Fill in this field.',
+    cardIncomplete: 'The card number is incomplete.',
+    cardInvalid: 'The card number is not valid.',
+    cardUnknownBrand: 'We accept Visa, Mastercard, American Express, Elo and Hipercard.',
+    expiryInvalid: 'Enter the expiry date as MM/YY.',
+    expiryPast: 'The card has expired.',
+    securityCodeInvalid: (n) => `The security code has ${n} digits.`,
+    nameInvalid: 'Enter the name as printed on the card (up to 30 characters).',
+    documentInvalid: 'Invalid CPF or CNPJ.',
+    fixFields: (n) => (n === 1 ? 'Fix 1 field.' : `Fix ${n} fields.`),
+  },
+  failures: {
+    declined: 'The payment was not authorized. Try another card.',
+    insufficient_funds: 'The payment was not authorized. Check your balance or use another card.',
+    expired_card: 'The card has expired. Use another card.',
+    invalid_card: 'Check the card details and try again.',
+    three_ds_failed: 'Your bank could not confirm it is you. Try another card.',
+    challenge_canceled: 'The confirmation with your bank was canceled. Try again.',
+    challenge_timeout: 'The time to confirm with your bank ran out. Try again.',
+    try_again_later: 'We could not finish right now. Try again in a moment.',
+    session_expired: 'This payment session has expired. Go back to the store and start again.',
+    attempts_exhausted: 'Too many attempts. Go back to the store and start again.',
+    already_paid: 'This order has already been paid.',
+  },
+  attemptsLeft: (n) => (n === 1 ? '1 attempt left.' : `${n} attempts left.`),
+  succeeded: 'Payment approved',
+  succeededDetail: (amount) => `We received your payment of ${amount}.`,
+  challengeOpened: 'Confirm the payment in your bank’s window.',
+  challengeTitle: 'Bank confirmation',
+  close: 'Close',
+  frameTitle: 'Card payment',
+  sessionUnavailable: 'The payment could not be loaded. Refresh the page.',
+};

@@ -1,0 +1,61 @@
+import type { Messages } from './messages';
+
+export const ptBR: Messages = {
+  cardNumber: 'Número do cartão',
+  cardholderName: 'Nome impresso no cartão',
+  expiry: 'Validade',
+  expiryHint: 'MM/AA',
+  securityCode: 'Código de segurança',
+  securityCodeHint: (n) => `${n} dígitos`,
+  document: 'CPF ou CNPJ',
+  documentHint: 'Apenas se quiser informar',
+  optional: 'opcional',
+  installments: 'Parcelas',
+  installmentOption: (count, first, rest) =>
+    count === 1
+      ? `1x de ${first} (à vista)`
+      : first === rest
+        ? `${count}x de ${rest}`
+        : `${count}x: 1ª de ${first} e ${count - 1} de ${rest}`,
+  method: 'Forma de pagamento',
+  credit: 'Crédito',
+  debit: 'Débito',
+  pay: (amount) => `Pagar ${amount}`,
+  paying: 'Processando pagamento…',
+  loading: 'Carregando…',
+  waitingForHost: 'Carregando o formulário de pagamento…',
+  cardBrand: (brand) => `Bandeira: ${brand}`,
+  errors: {
+    required: 'Preencha este campo.',
+    cardIncomplete: 'O número do cartão está incompleto.',
+    cardInvalid: 'O número do cartão é inválido.',
+    cardUnknownBrand: 'Aceitamos Visa, Mastercard, American Express, Elo e Hipercard.',
+    expiryInvalid: 'Informe a validade como MM/AA.',
+    expiryPast: 'O cartão está vencido.',
+    securityCodeInvalid: (n) => `O código de segurança tem ${n} dígitos.`,
+    nameInvalid: 'Informe o nome como está no cartão (até 30 caracteres).',
+    documentInvalid: 'CPF ou CNPJ inválido.',
+    fixFields: (n) => (n === 1 ? 'Corrija 1 campo.' : `Corrija ${n} campos.`),
+  },
+  failures: {
+    declined: 'O pagamento não foi autorizado. Tente outro cartão.',
+    insufficient_funds: 'O pagamento não foi autorizado. Verifique o saldo ou use outro cartão.',
+    expired_card: 'O cartão está vencido. Use outro cartão.',
+    invalid_card: 'Confira os dados do cartão e tente de novo.',
+    three_ds_failed: 'Não foi possível confirmar sua identidade com o banco. Tente outro cartão.',
+    challenge_canceled: 'A confirmação com o banco foi cancelada. Tente de novo.',
+    challenge_timeout: 'O tempo para confirmar com o banco acabou. Tente de novo.',
+    try_again_later: 'Não foi possível concluir agora. Tente de novo em instantes.',
+    session_expired: 'Esta sessão de pagamento expirou. Volte à loja e comece de novo.',
+    attempts_exhausted: 'Limite de tentativas atingido. Volte à loja e comece de novo.',
+    already_paid: 'Este pedido já foi pago.',
+  },
+  attemptsLeft: (n) => (n === 1 ? 'Resta 1 tentativa.' : `Restam ${n} tentativas.`),
+  succeeded: 'Pagamento aprovado',
+  succeededDetail: (amount) => `Recebemos seu pagamento de ${amount}.`,
+  challengeOpened: 'Confirme o pagamento na janela do seu banco.',
+  challengeTitle: 'Confirmação do banco',
+  close: 'Fechar',
+  frameTitle: 'Pagamento com cartão',
+  sessionUnavailable: 'Não foi possível carregar o pagamento. Atualize a página.',
+};
