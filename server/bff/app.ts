@@ -1,0 +1,75 @@
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../lib/clock';
+import { migrate } from '../lib/db';
+import { errorResponse } from '../lib/http';
+import { silentLogger } from '../lib/logging';
+import { BFF_DEFAULTS, type BffConfig } from './config';
+import type { BffContext, BffEnv } from './context';
+import { bffMigrations, type BffKysely } from './db';
+import type { BffGateway } from './gateway-port';
+import { requestContext } from './http/middleware';
+import { checkoutApiRoutes, checkoutPageRoutes } from './routes/checkout';
+import { healthRoutes } from './routes/health';
+import { merchantRoutes } from './routes/merchant';
+import { staticRoutes } from './routes/static';
+import { join } from 'node:path';
+
+export interface BffDeps {
+  db: BffKysely;
+  /** The gateway client (`createGatewayClient`) or a test double of the same shape. */
+  gateway: BffGateway;
+  config: BffConfig;
+  clock?: Clock;
+  logger?: Logger;
+  fetch?: typeof fetch;
+}
+
+export interface Bff {
+  app: Hono<BffEnv>;
+  ctx: BffContext;
+}
+
+/**
+ * Builds the BFF over its store and gateway client: migrations run first. No route reads the
+ * environment; `main.ts` builds the deps from `env.ts`.
+ */
+export async function createBffApp(deps: BffDeps): Promise<Bff> {
+  await migrate(deps.db, bffMigrations);
+  const config: Required<BffConfig> = {
+    ...BFF_DEFAULTS,
+    ...deps.config,
+    publicUrl: deps.config.publicUrl.replace(/\/+$/, ''),
+  };
+  const ctx: BffContext = {
+    db: deps.db,
+    gateway: deps.gateway,
+    config,
+    clock: deps.clock ?? systemClock,
+    logger: deps.logger ?? silentLogger,
+    fetch: deps.fetch ?? fetch,
+  };
+
+  const app = new Hono<BffEnv>()
+    .use('*', requestContext(ctx.logger))
+    .route('/', healthRoutes(ctx))
+    .route('/v1', merchantRoutes(ctx))
+    .route('/checkout/api', checkoutApiRoutes(ctx))
+    .route('/checkout', checkoutPageRoutes(ctx))
+    .route('/widget', staticRoutes(join(config.staticDir, 'widget')))
+    .route('/frame', staticRoutes(join(config.staticDir, 'frame')));
+
+  app.notFound((c) => errorResponse(c, 404, 'path', `no route ${c.req.method} ${c.req.path}`));
+  app.onError((err, c) => {
+    const log = c.get('log') ?? ctx.logger;
+    log.error({ err: { message: err.message, stack: err.stack }, path: c.req.path }, 'unhandled');
+    return errorResponse(
+      c,
+      500,
+      '',
+      'The command could not be executed because of an unknown error',
+    );
+  });
+
+  return { app, ctx };
+}

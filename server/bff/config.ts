@@ -1,0 +1,45 @@
+import { MS } from '../lib/clock';
+
+/** What the BFF app is configured with (built from the environment by `env.ts`). */
+export interface BffConfig {
+  /** How browsers reach the BFF, no trailing slash (frame pages, TermUrl, Origin checks). */
+  publicUrl: string;
+  /** Server-to-server secret of the merchant API. */
+  merchantSecret: string;
+  /** Merchant page origins allowed to embed the frame. */
+  allowedOrigins: readonly string[];
+  /** Basic auth the gateway presents to the webhook receiver. */
+  webhook: { user: string; password: string };
+  /** Declined or failed attempts allowed per session before it fails `attempts_exhausted`. */
+  maxAttempts: number;
+  /** `POST /checkout/api/pay` calls allowed per client IP per minute. */
+  payRateLimitPerMinute: number;
+  /** Folder holding the built `widget/` and `frame/` bundles. */
+  staticDir: string;
+  /** How long the gateway public key is cached. */
+  publicKeyTtlMs?: number;
+  /** Default lifetime of a checkout session. */
+  sessionTtlSeconds?: number;
+  /** Lifetime of a 3DS challenge. */
+  challengeTtlMs?: number;
+}
+
+export const BFF_DEFAULTS = {
+  publicKeyTtlMs: 10 * MS.minute,
+  sessionTtlSeconds: 30 * 60,
+  challengeTtlMs: 10 * MS.minute,
+} as const;
+
+/** A config for tests and the demo: the DESIGN §4 defaults. */
+export function defaultBffConfig(overrides: Partial<BffConfig> = {}): BffConfig {
+  return {
+    publicUrl: 'http://localhost:3001',
+    merchantSecret: 'sk_test_local',
+    allowedOrigins: ['http://localhost:3000'],
+    webhook: { user: 'gateway', password: 'gateway' },
+    maxAttempts: 3,
+    payRateLimitPerMinute: 10,
+    staticDir: 'dist',
+    ...overrides,
+  };
+}

@@ -1,0 +1,25 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../lib/clock';
+import type { BffConfig } from './config';
+import type { BffKysely } from './db';
+import type { BffGateway } from './gateway-port';
+import type { SessionRow } from './sessions/store';
+
+/** What every BFF route and domain function is built from; made once by `createBffApp`. */
+export interface BffContext {
+  db: BffKysely;
+  gateway: BffGateway;
+  config: Required<BffConfig>;
+  clock: Clock;
+  logger: Logger;
+  fetch: typeof fetch;
+}
+
+/** Hono env of BFF routes: the request id and its logger; the session once authenticated. */
+export interface BffEnv {
+  Variables: {
+    requestId: string;
+    log: Logger;
+    session: SessionRow;
+  };
+}

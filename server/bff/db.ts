@@ -1,0 +1,210 @@
+import { sql, type Kysely } from 'kysely';
+import type { Migration } from '../lib/db';
+
+/**
+ * The BFF store. Every column type and statement here runs on SQLite and on PostgreSQL: plain
+ * `varchar`/`text`/`integer`/`bigint`, ISO 8601 strings for instants, JSON kept as text.
+ * No card data is ever stored: card facts live in the gateway; we keep ids and outcomes.
+ */
+export interface BffDb {
+  checkout_sessions: {
+    id: string;
+    /** SHA-256 of the client secret; the secret itself is shown once, at creation. */
+    client_secret_hash: string;
+    status: string;
+    amount: number;
+    /** Comma-separated `credit,debit`. */
+    methods: string;
+    max_installments: number;
+    reference_transaction: string | null;
+    customer_json: string | null;
+    origin: string;
+    plan_id: string | null;
+    /** The Accept header of the frame page request, for 3DS device data. */
+    frame_accept: string | null;
+    /** Set when the session ends failed (a FailureCode). */
+    failure_code: string | null;
+    /** Attempts that count toward the cap (declines and card-level failures). */
+    attempts_used: number;
+    created_at: string;
+    updated_at: string;
+    expires_at: string;
+  };
+  payment_attempts: {
+    id: string;
+    session_id: string;
+    method: string;
+    /** `succeeded | declined | failed | unknown | challenge`. */
+    status: string;
+    failure_code: string | null;
+    return_code: string | null;
+    payment_id: string | null;
+    nsu: string | null;
+    authorization_code: string | null;
+    amount: number;
+    installments: number;
+    created_at: string;
+    updated_at: string;
+    /** Set when the gateway reports the payment canceled (webhook). */
+    canceled_at: string | null;
+  };
+  challenges: {
+    id: string;
+    session_id: string;
+    attempt_id: string;
+    /**
+     * The random MD the launcher page posts to the ACS and the ACS posts back: a one-use
+     * nonce binding the answer to this challenge (not a credential: it opens nothing else).
+     */
+    md: string;
+    acs_url: string;
+    pareq: string;
+    authentication_transaction_id: string;
+    code_3ds: string;
+    fingerprint: string;
+    cardholder_name: string;
+    brand: string | null;
+    installments: number;
+    window_size: string;
+    /** `pending | answered | completed | canceled | expired`. */
+    status: string;
+    /** The ACS answer, kept until the validate call, then cleared. */
+    pares: string | null;
+    created_at: string;
+    expires_at: string;
+    answered_at: string | null;
+  };
+  idempotency_keys: {
+    session_id: string;
+    scope: string;
+    key: string;
+    request_hash: string;
+    /** `pending | done`. */
+    state: string;
+    response_status: number | null;
+    response_body: string | null;
+    created_at: string;
+  };
+}
+
+export type BffKysely = Kysely<BffDb>;
+
+export const bffMigrations: Migration[] = [
+  {
+    name: 'bff_0001_checkout_sessions',
+    async up(db) {
+      await db.schema
+        .createTable('checkout_sessions')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('client_secret_hash', 'varchar(64)', (c) => c.notNull())
+        .addColumn('status', 'varchar(20)', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('methods', 'varchar(20)', (c) => c.notNull())
+        .addColumn('max_installments', 'integer', (c) => c.notNull())
+        .addColumn('reference_transaction', 'varchar(50)')
+        .addColumn('customer_json', 'text')
+        .addColumn('origin', 'varchar(255)', (c) => c.notNull())
+        .addColumn('plan_id', 'varchar(36)')
+        .addColumn('frame_accept', 'varchar(255)')
+        .addColumn('failure_code', 'varchar(40)')
+        .addColumn('attempts_used', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'varchar(40)', (c) => c.notNull())
+        .addColumn('updated_at', 'varchar(40)', (c) => c.notNull())
+        .addColumn('expires_at', 'varchar(40)', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('checkout_sessions_created')
+        .on('checkout_sessions')
+        .columns(['created_at'])
+        .execute();
+    },
+  },
+  {
+    name: 'bff_0002_payment_attempts',
+    async up(db) {
+      await db.schema
+        .createTable('payment_attempts')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('session_id', 'varchar(64)', (c) =>
+          c.notNull().references('checkout_sessions.id'),
+        )
+        .addColumn('method', 'varchar(10)', (c) => c.notNull())
+        .addColumn('status', 'varchar(20)', (c) => c.notNull())
+        .addColumn('failure_code', 'varchar(40)')
+        .addColumn('return_code', 'varchar(10)')
+        .addColumn('payment_id', 'varchar(64)')
+        .addColumn('nsu', 'varchar(40)')
+        .addColumn('authorization_code', 'varchar(40)')
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('installments', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'varchar(40)', (c) => c.notNull())
+        .addColumn('updated_at', 'varchar(40)', (c) => c.notNull())
+        .addColumn('canceled_at', 'varchar(40)')
+        .execute();
+      await db.schema
+        .createIndex('payment_attempts_session')
+        .on('payment_attempts')
+        .columns(['session_id'])
+        .execute();
+      await db.schema
+        .createIndex('payment_attempts_payment_id')
+        .on('payment_attempts')
+        .columns(['payment_id'])
+        .execute();
+      await db.schema
+        .createIndex('payment_attempts_nsu')
+        .on('payment_attempts')
+        .columns(['nsu'])
+        .execute();
+      // Exactly one successful payment per session, whatever races above it.
+      await sql`create unique index payment_attempts_one_success on payment_attempts (session_id) where status = 'succeeded'`.execute(
+        db,
+      );
+    },
+  },
+  {
+    name: 'bff_0003_challenges',
+    async up(db) {
+      await db.schema
+        .createTable('challenges')
+        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('session_id', 'varchar(64)', (c) =>
+          c.notNull().references('checkout_sessions.id'),
+        )
+        .addColumn('attempt_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('md', 'varchar(64)', (c) => c.notNull())
+        .addColumn('acs_url', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('pareq', 'text', (c) => c.notNull())
+        .addColumn('authentication_transaction_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('code_3ds', 'varchar(36)', (c) => c.notNull())
+        .addColumn('fingerprint', 'varchar(36)', (c) => c.notNull())
+        .addColumn('cardholder_name', 'varchar(30)', (c) => c.notNull())
+        .addColumn('brand', 'varchar(20)')
+        .addColumn('installments', 'integer', (c) => c.notNull())
+        .addColumn('window_size', 'varchar(2)', (c) => c.notNull())
+        .addColumn('status', 'varchar(20)', (c) => c.notNull())
+        .addColumn('pares', 'text')
+        .addColumn('created_at', 'varchar(40)', (c) => c.notNull())
+        .addColumn('expires_at', 'varchar(40)', (c) => c.notNull())
+        .addColumn('answered_at', 'varchar(40)')
+        .execute();
+    },
+  },
+  {
+    name: 'bff_0004_idempotency_keys',
+    async up(db) {
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('session_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('scope', 'varchar(20)', (c) => c.notNull())
+        .addColumn('key', 'varchar(100)', (c) => c.notNull())
+        .addColumn('request_hash', 'varchar(64)', (c) => c.notNull())
+        .addColumn('state', 'varchar(10)', (c) => c.notNull())
+        .addColumn('response_status', 'integer')
+        .addColumn('response_body', 'text')
+        .addColumn('created_at', 'varchar(40)', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pk', ['session_id', 'scope', 'key'])
+        .execute();
+    },
+  },
+];

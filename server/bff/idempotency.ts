@@ -1,0 +1,122 @@
+import { isUniqueViolation } from '../lib/db';
+import type { ErrorItem } from '../lib/http';
+import { sha256Hex } from '../lib/secrets';
+import type { BffKysely } from './db';
+
+/** A stored answer: what the route replies, and replays for the same key. */
+export interface StoredAnswer {
+  status: number;
+  body: unknown;
+}
+
+export type IdempotentOutcome =
+  | { kind: 'fresh'; answer: StoredAnswer }
+  | { kind: 'replay'; answer: StoredAnswer }
+  | { kind: 'conflict'; status: 409 | 422; items: ErrorItem[] };
+
+/** Stable JSON (sorted keys), so the same body always hashes the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{8,100}$/;
+
+/**
+ * Runs `work` at most once per `(session, scope, key)`. The first call stores its answer; a
+ * replay with the same body gets that answer again; a call while the first still runs gets
+ * 409; the same key with a different body gets 422. Only a hash of the body is kept.
+ * If `work` throws, the key is released so the caller may try again.
+ */
+export async function runIdempotent(
+  db: BffKysely,
+  scope: { sessionId: string; scope: string; key: string; body: unknown; at: Date },
+  work: () => Promise<StoredAnswer>,
+): Promise<IdempotentOutcome> {
+  const requestHash = sha256Hex(canonicalJson(scope.body));
+  const where = { session_id: scope.sessionId, scope: scope.scope, key: scope.key };
+  try {
+    await db
+      .insertInto('idempotency_keys')
+      .values({
+        ...where,
+        request_hash: requestHash,
+        state: 'pending',
+        response_status: null,
+        response_body: null,
+        created_at: scope.at.toISOString(),
+      })
+      .execute();
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('session_id', '=', where.session_id)
+      .where('scope', '=', where.scope)
+      .where('key', '=', where.key)
+      .executeTakeFirst();
+    if (!row) throw err;
+    if (row.request_hash !== requestHash) {
+      return {
+        kind: 'conflict',
+        status: 422,
+        items: [
+          {
+            tag: 'Idempotency-Key',
+            description: 'Idempotency-Key: already used with a different request body',
+          },
+        ],
+      };
+    }
+    if (row.state !== 'done' || row.response_status === null) {
+      return {
+        kind: 'conflict',
+        status: 409,
+        items: [
+          {
+            tag: 'Idempotency-Key',
+            description: 'Idempotency-Key: a request with this key is still being processed',
+          },
+        ],
+      };
+    }
+    return {
+      kind: 'replay',
+      answer: {
+        status: row.response_status,
+        body: row.response_body === null ? null : (JSON.parse(row.response_body) as unknown),
+      },
+    };
+  }
+  let answer: StoredAnswer;
+  try {
+    answer = await work();
+  } catch (err) {
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('session_id', '=', where.session_id)
+      .where('scope', '=', where.scope)
+      .where('key', '=', where.key)
+      .execute();
+    throw err;
+  }
+  await db
+    .updateTable('idempotency_keys')
+    .set({
+      state: 'done',
+      response_status: answer.status,
+      response_body: JSON.stringify(answer.body),
+    })
+    .where('session_id', '=', where.session_id)
+    .where('scope', '=', where.scope)
+    .where('key', '=', where.key)
+    .execute();
+  return { kind: 'fresh', answer };
+}

@@ -1,0 +1,38 @@
+import { serve } from '@hono/node-server';
+import { createGatewayClient } from '../gateway/client';
+import { openDb } from '../lib/db';
+import { createLogger } from '../lib/logging';
+import { createBffApp } from './app';
+import type { BffDb } from './db';
+import { readBffEnv } from './env';
+
+/** `tsx server/bff/main.ts`: the BFF alone, on BFF_PORT, configured by the environment. */
+async function main(): Promise<void> {
+  const env = readBffEnv();
+  const logger = createLogger({ level: env.logLevel, name: 'bff' });
+  const { db, dialect, close: closeDb } = await openDb<BffDb>({ url: env.databaseUrl });
+  const gateway = createGatewayClient({
+    gatewayBaseUrl: env.gateway.gatewayBaseUrl,
+    integrationBaseUrl: env.gateway.integrationBaseUrl,
+    credentials: env.gateway.credentials,
+    timeoutMs: env.gateway.timeoutMs,
+  });
+  const { app } = await createBffApp({ db, gateway, config: env.config, logger });
+  const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, () => {
+    console.log(`BFF ready at ${env.config.publicUrl} (store: ${dialect})`);
+    console.log(`  gateway: ${env.gateway.gatewayBaseUrl}`);
+    console.log(`  allowed origins: ${env.config.allowedOrigins.join(', ')}`);
+  });
+  const stop = async () => {
+    server.close();
+    await closeDb();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((err: unknown) => {
+  console.error((err as Error).message);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+import { Hono, type MiddlewareHandler } from 'hono';
+import { z } from 'zod';
+import { queryInt } from '../../gateway/schemas/common';
+import { errorResponse, parseJsonBody, parseQuery } from '../../lib/http';
+import { constantTimeEqual } from '../../lib/secrets';
+import { CreateSessionBodySchema, SESSION_STATUSES } from '../checkout-api';
+import type { BffContext, BffEnv } from '../context';
+import { createSession, refreshSession, sessionDetail, sessionSummary } from '../sessions/service';
+import { findSession, listSessions } from '../sessions/store';
+
+/** `Authorization: Bearer <merchant secret>`, compared in constant time. */
+export function requireMerchant(ctx: BffContext): MiddlewareHandler<BffEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization') ?? '';
+    const m = /^Bearer (\S{1,200})$/.exec(header);
+    if (!m || !constantTimeEqual(m[1]!, ctx.config.merchantSecret)) {
+      c.header('WWW-Authenticate', 'Bearer');
+      return errorResponse(
+        c,
+        401,
+        'Authorization',
+        'Authorization: send Authorization: Bearer <merchant secret>',
+      );
+    }
+    await next();
+  };
+}
+
+const ListQuerySchema = z
+  .object({
+    limit: queryInt({ min: 1, max: 100 }).optional(),
+    status: z.enum(SESSION_STATUSES).optional(),
+  })
+  .strict();
+
+/** The merchant API: `/v1/checkout-sessions` (server to server). */
+export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
+  return new Hono<BffEnv>()
+    .use('*', requireMerchant(ctx))
+    .post('/checkout-sessions', async (c) => {
+      const body = await parseJsonBody(c, CreateSessionBodySchema);
+      if (!body.ok) return body.response;
+      const created = await createSession(ctx, body.data);
+      if (!created.ok) return c.json(created.items, created.status);
+      c.get('log').info({ sessionId: created.value.id }, 'checkout session created');
+      return c.json(created.value, 201);
+    })
+    .get('/checkout-sessions', async (c) => {
+      const q = parseQuery(c, ListQuerySchema);
+      if (!q.ok) return q.response;
+      const rows = await listSessions(ctx.db, {
+        limit: q.data.limit ?? 20,
+        ...(q.data.status ? { status: q.data.status } : {}),
+      });
+      const items = [];
+      for (const row of rows) items.push(sessionSummary(ctx, await refreshSession(ctx, row)));
+      return c.json({ items });
+    })
+    .get('/checkout-sessions/:id', async (c) => {
+      const row = await findSession(ctx.db, c.req.param('id'));
+      if (!row) return errorResponse(c, 404, 'id', 'id: no such checkout session');
+      return c.json(await sessionDetail(ctx, await refreshSession(ctx, row)));
+    });
+}

@@ -1,0 +1,307 @@
+import { prefixedId, randomHex } from '../../lib/ids';
+import { constantTimeEqual, sha256Hex } from '../../lib/secrets';
+import type { ErrorItem } from '../../lib/http';
+import type {
+  CreateSessionBody,
+  CreatedSession,
+  FailureCode,
+  PayResult,
+  PaymentMethod,
+  PublicSession,
+  SessionStatus,
+} from '../checkout-api';
+import type { BffContext } from '../context';
+import {
+  findChallenge,
+  findSession,
+  findSucceededAttempt,
+  insertSession,
+  listAttempts,
+  sessionMethods,
+  transitionChallenge,
+  transitionSession,
+  updateAttempt,
+  type AttemptRow,
+  type SessionRow,
+} from './store';
+
+export type Result<T> =
+  { ok: true; value: T } | { ok: false; status: 400 | 404; items: ErrorItem[] };
+
+const fail = (status: 400 | 404, tag: string, description: string): Result<never> => ({
+  ok: false,
+  status,
+  items: [{ tag, description }],
+});
+
+/**
+ * Creates a checkout session. The amount, methods, installments and origin are fixed here,
+ * server side; the browser can only choose among them. The client secret is answered once
+ * and stored as a hash.
+ */
+export async function createSession(
+  ctx: BffContext,
+  body: CreateSessionBody,
+): Promise<Result<CreatedSession>> {
+  if (body.planId !== undefined) {
+    return fail(400, 'planId', 'planId: subscriptions are not enabled');
+  }
+  if (body.amount === undefined) return fail(400, 'amount', 'amount: is required (cents)');
+  let origin: string;
+  try {
+    origin = new URL(body.origin).origin;
+  } catch {
+    return fail(400, 'origin', 'origin: must be an origin like https://shop.example');
+  }
+  if (origin !== body.origin.replace(/\/$/, '')) {
+    return fail(400, 'origin', 'origin: must be an origin (scheme, host, port) without a path');
+  }
+  if (!ctx.config.allowedOrigins.includes(origin)) {
+    return fail(400, 'origin', 'origin: not one of the origins allowed to embed the checkout');
+  }
+  const offered: PaymentMethod[] = body.methods ?? ['credit', 'debit'];
+  const methods = [...new Set(offered)];
+  const now = ctx.clock.now();
+  const expiresAt = new Date(
+    now.getTime() + (body.expiresInSeconds ?? ctx.config.sessionTtlSeconds) * 1000,
+  );
+  const id = prefixedId('cs', 12);
+  const clientSecret = `${id}_secret_${randomHex(24)}`;
+  await insertSession(ctx.db, {
+    id,
+    client_secret_hash: sha256Hex(clientSecret),
+    status: 'open',
+    amount: body.amount,
+    methods: methods.join(','),
+    max_installments: body.maxInstallments ?? 1,
+    reference_transaction: body.referenceTransaction ?? null,
+    customer_json: body.customer ? JSON.stringify(body.customer) : null,
+    origin,
+    plan_id: null,
+    frame_accept: null,
+    failure_code: null,
+    attempts_used: 0,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    expires_at: expiresAt.toISOString(),
+  });
+  return {
+    ok: true,
+    value: {
+      id,
+      clientSecret,
+      status: 'open',
+      amount: body.amount,
+      expiresAt: expiresAt.toISOString(),
+    },
+  };
+}
+
+/** The session id a client secret belongs to (`<id>_secret_<random>`), or null. */
+export function sessionIdOfSecret(secret: string): string | null {
+  const m = /^(cs_[A-Za-z0-9_-]{1,40})_secret_[0-9a-f]{48}$/.exec(secret);
+  return m ? m[1]! : null;
+}
+
+/** Finds the session a client secret opens, comparing the hash in constant time. */
+export async function authenticateClientSecret(
+  ctx: BffContext,
+  secret: string,
+): Promise<SessionRow | undefined> {
+  const id = sessionIdOfSecret(secret);
+  if (!id) return undefined;
+  const row = await findSession(ctx.db, id);
+  if (!row) return undefined;
+  return constantTimeEqual(sha256Hex(secret), row.client_secret_hash) ? row : undefined;
+}
+
+/**
+ * Brings a session's status up to date with the clock: an open session past its expiry
+ * becomes `expired`; a challenge left unanswered past its expiry fails `challenge_timeout`.
+ * Resolves the fresh row.
+ */
+export async function refreshSession(ctx: BffContext, row: SessionRow): Promise<SessionRow> {
+  const now = ctx.clock.now();
+  let changed = false;
+  if (row.status === 'challenge') {
+    changed = await expireStaleChallenges(ctx, row, now);
+  }
+  const current = changed ? ((await findSession(ctx.db, row.id)) ?? row) : row;
+  if (current.status === 'open' && now.getTime() >= Date.parse(current.expires_at)) {
+    await transitionSession(ctx.db, current.id, 'open', 'expired', now, {
+      failure_code: 'session_expired',
+    });
+    changed = true;
+  }
+  return changed ? ((await findSession(ctx.db, row.id)) ?? row) : row;
+}
+
+async function expireStaleChallenges(
+  ctx: BffContext,
+  row: SessionRow,
+  now: Date,
+): Promise<boolean> {
+  const open = await ctx.db
+    .selectFrom('challenges')
+    .select(['id', 'attempt_id', 'expires_at'])
+    .where('session_id', '=', row.id)
+    .where('status', 'in', ['pending', 'answered'])
+    .execute();
+  let changed = false;
+  for (const ch of open) {
+    if (now.getTime() < Date.parse(ch.expires_at)) continue;
+    const challenge = await findChallenge(ctx.db, ch.id);
+    if (!challenge) continue;
+    if (await transitionChallenge(ctx.db, ch.id, ['pending', 'answered'], 'expired')) {
+      await endAttemptAsFailure(ctx, row, ch.attempt_id, 'challenge_timeout', true, 'challenge');
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/**
+ * Ends an attempt that failed, and moves the session on from `from`: back to `open` while
+ * tries remain (a `counts` failure uses one), else `failed` with `attempts_exhausted`.
+ * Resolves the answer for the frame.
+ */
+export async function endAttemptAsFailure(
+  ctx: BffContext,
+  session: SessionRow,
+  attemptId: string,
+  code: FailureCode,
+  counts: boolean,
+  from: SessionStatus,
+  extra: { status?: 'declined' | 'failed'; returnCode?: string } = {},
+): Promise<PayResult> {
+  const now = ctx.clock.now();
+  await updateAttempt(ctx.db, attemptId, {
+    status: extra.status ?? 'failed',
+    failure_code: code,
+    return_code: extra.returnCode ?? null,
+    updated_at: now.toISOString(),
+  });
+  const fresh = (await findSession(ctx.db, session.id)) ?? session;
+  const used = fresh.attempts_used + (counts ? 1 : 0);
+  const left = Math.max(0, ctx.config.maxAttempts - used);
+  if (left === 0) {
+    await transitionSession(ctx.db, session.id, from, 'failed', now, {
+      attempts_used: used,
+      failure_code: 'attempts_exhausted',
+    });
+    return {
+      status: 'failed',
+      error: { code: 'attempts_exhausted', retryable: false },
+      attemptsLeft: 0,
+    };
+  }
+  await transitionSession(ctx.db, session.id, from, 'open', now, { attempts_used: used });
+  return { status: 'failed', error: { code, retryable: true }, attemptsLeft: left };
+}
+
+export function attemptsLeft(ctx: BffContext, row: SessionRow): number {
+  return Math.max(0, ctx.config.maxAttempts - row.attempts_used);
+}
+
+/** The ended session's answer (succeeded or failed), or undefined while it is still live. */
+export async function sessionOutcome(
+  ctx: BffContext,
+  row: SessionRow,
+): Promise<PayResult | undefined> {
+  if (row.status === 'succeeded') {
+    const attempt = await findSucceededAttempt(ctx.db, row.id);
+    if (attempt) return succeededResult(attempt);
+  }
+  if (row.status === 'failed' || row.status === 'expired') {
+    const code = (row.failure_code ??
+      (row.status === 'expired' ? 'session_expired' : 'declined')) as FailureCode;
+    return {
+      status: 'failed',
+      error: { code, retryable: false },
+      attemptsLeft: attemptsLeft(ctx, row),
+    };
+  }
+  return undefined;
+}
+
+export function succeededResult(attempt: AttemptRow): PayResult {
+  return {
+    status: 'succeeded',
+    payment: {
+      paymentId: attempt.payment_id ?? '',
+      authorizationCode: attempt.authorization_code ?? '',
+      amount: attempt.amount,
+      installments: attempt.installments,
+      method: attempt.method === 'debit' ? 'debit' : 'credit',
+    },
+  };
+}
+
+/** `GET /checkout/api/session`. */
+export async function publicSession(ctx: BffContext, row: SessionRow): Promise<PublicSession> {
+  const outcome = await sessionOutcome(ctx, row);
+  return {
+    id: row.id,
+    status: row.status as SessionStatus,
+    amount: row.amount,
+    currency: 'BRL',
+    methods: sessionMethods(row),
+    maxInstallments: row.max_installments,
+    attemptsLeft: attemptsLeft(ctx, row),
+    expiresAt: row.expires_at,
+    ...(outcome ? { outcome } : {}),
+  };
+}
+
+/** `GET /v1/checkout-sessions/:id`: everything the merchant server may know. */
+export async function sessionDetail(ctx: BffContext, row: SessionRow) {
+  const attempts = await listAttempts(ctx.db, row.id);
+  const succeeded = attempts.find((a) => a.status === 'succeeded');
+  return {
+    ...sessionSummary(ctx, row),
+    customer: row.customer_json ? (JSON.parse(row.customer_json) as unknown) : null,
+    attempts: attempts.map((a) => ({
+      id: a.id,
+      method: a.method,
+      status: a.status,
+      failureCode: a.failure_code,
+      paymentId: a.payment_id,
+      nsu: a.nsu,
+      authorizationCode: a.authorization_code,
+      amount: a.amount,
+      installments: a.installments,
+      createdAt: a.created_at,
+      canceledAt: a.canceled_at,
+    })),
+    payment: succeeded
+      ? {
+          paymentId: succeeded.payment_id,
+          nsu: succeeded.nsu,
+          authorizationCode: succeeded.authorization_code,
+          method: succeeded.method,
+          amount: succeeded.amount,
+          installments: succeeded.installments,
+          canceledAt: succeeded.canceled_at,
+        }
+      : null,
+    paymentIds: attempts.flatMap((a) => (a.payment_id ? [a.payment_id] : [])),
+  };
+}
+
+/** One row of `GET /v1-checkout-sessions` (no customer, no attempts). */
+export function sessionSummary(ctx: BffContext, row: SessionRow) {
+  return {
+    id: row.id,
+    status: row.status as SessionStatus,
+    amount: row.amount,
+    currency: 'BRL' as const,
+    methods: sessionMethods(row),
+    maxInstallments: row.max_installments,
+    referenceTransaction: row.reference_transaction,
+    origin: row.origin,
+    failureCode: row.failure_code,
+    attemptsLeft: attemptsLeft(ctx, row),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}

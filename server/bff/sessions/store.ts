@@ -1,0 +1,190 @@
+import type { Selectable } from 'kysely';
+import type { PaymentMethod, SessionStatus } from '../checkout-api';
+import type { BffDb, BffKysely } from '../db';
+
+export type SessionRow = Selectable<BffDb['checkout_sessions']>;
+export type AttemptRow = Selectable<BffDb['payment_attempts']>;
+export type ChallengeRow = Selectable<BffDb['challenges']>;
+
+export type AttemptStatus = 'succeeded' | 'declined' | 'failed' | 'unknown' | 'challenge';
+
+export function sessionMethods(row: SessionRow): PaymentMethod[] {
+  return row.methods.split(',').filter((m): m is PaymentMethod => m === 'credit' || m === 'debit');
+}
+
+// ---------------------------------------------------------------- sessions
+
+export async function insertSession(db: BffKysely, row: BffDb['checkout_sessions']): Promise<void> {
+  await db.insertInto('checkout_sessions').values(row).execute();
+}
+
+export async function findSession(db: BffKysely, id: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('checkout_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listSessions(
+  db: BffKysely,
+  opts: { limit: number; status?: SessionStatus },
+): Promise<SessionRow[]> {
+  let q = db.selectFrom('checkout_sessions').selectAll();
+  if (opts.status) q = q.where('status', '=', opts.status);
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).execute();
+}
+
+/**
+ * Moves a session from one status to another only if it is still in `from`: the compare-and-set
+ * that serializes concurrent pay calls. Resolves whether this caller won.
+ */
+export async function transitionSession(
+  db: BffKysely,
+  id: string,
+  from: SessionStatus | readonly SessionStatus[],
+  to: SessionStatus,
+  at: Date,
+  extra: Partial<Pick<SessionRow, 'failure_code' | 'attempts_used'>> = {},
+): Promise<boolean> {
+  const fromList = typeof from === 'string' ? [from] : [...from];
+  const res = await db
+    .updateTable('checkout_sessions')
+    .set({ status: to, updated_at: at.toISOString(), ...extra })
+    .where('id', '=', id)
+    .where('status', 'in', fromList)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function setFrameAccept(db: BffKysely, id: string, accept: string): Promise<void> {
+  await db
+    .updateTable('checkout_sessions')
+    .set({ frame_accept: accept.slice(0, 255) })
+    .where('id', '=', id)
+    .execute();
+}
+
+// ---------------------------------------------------------------- attempts
+
+export async function insertAttempt(db: BffKysely, row: BffDb['payment_attempts']): Promise<void> {
+  await db.insertInto('payment_attempts').values(row).execute();
+}
+
+export async function updateAttempt(
+  db: BffKysely,
+  id: string,
+  patch: Partial<Omit<AttemptRow, 'id' | 'session_id'>>,
+): Promise<void> {
+  await db.updateTable('payment_attempts').set(patch).where('id', '=', id).execute();
+}
+
+export async function listAttempts(db: BffKysely, sessionId: string): Promise<AttemptRow[]> {
+  return db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('session_id', '=', sessionId)
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+export async function findSucceededAttempt(
+  db: BffKysely,
+  sessionId: string,
+): Promise<AttemptRow | undefined> {
+  return db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('session_id', '=', sessionId)
+    .where('status', '=', 'succeeded')
+    .executeTakeFirst();
+}
+
+/**
+ * Finds the attempt a gateway notification talks about, by any of the ids it carries
+ * (for the webhook receiver). Resolves `undefined` when nothing matches or no id was given.
+ */
+export async function findAttemptByGatewayIds(
+  db: BffKysely,
+  ids: { nsu?: string; authorizationCode?: string; paymentId?: string },
+): Promise<AttemptRow | undefined> {
+  if (!ids.nsu && !ids.authorizationCode && !ids.paymentId) return undefined;
+  return db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where((eb) => {
+      const ors = [];
+      if (ids.paymentId) ors.push(eb('payment_id', '=', ids.paymentId));
+      if (ids.nsu) ors.push(eb('nsu', '=', ids.nsu));
+      if (ids.authorizationCode) ors.push(eb('authorization_code', '=', ids.authorizationCode));
+      return eb.or(ors);
+    })
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+}
+
+/**
+ * Records that the gateway canceled a payment (webhook `Canceled`). The attempt keeps its
+ * `succeeded` status (the payment did happen) and gains `canceled_at`; the first notice wins.
+ * Resolves the attempt, or `undefined` when no attempt matches.
+ */
+export async function markPaymentCanceled(
+  db: BffKysely,
+  ids: { paymentId?: string; nsu?: string; authorizationCode?: string; at: Date | string },
+): Promise<AttemptRow | undefined> {
+  const attempt = await findAttemptByGatewayIds(db, ids);
+  if (!attempt) return undefined;
+  const at = typeof ids.at === 'string' ? ids.at : ids.at.toISOString();
+  if (!attempt.canceled_at) {
+    await db
+      .updateTable('payment_attempts')
+      .set({ canceled_at: at, updated_at: at })
+      .where('id', '=', attempt.id)
+      .where('canceled_at', 'is', null)
+      .execute();
+  }
+  return db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('id', '=', attempt.id)
+    .executeTakeFirst();
+}
+
+// ---------------------------------------------------------------- challenges
+
+export async function insertChallenge(db: BffKysely, row: BffDb['challenges']): Promise<void> {
+  await db.insertInto('challenges').values(row).execute();
+}
+
+export async function findChallenge(db: BffKysely, id: string): Promise<ChallengeRow | undefined> {
+  return db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Stores the ACS answer once: only a `pending` challenge accepts it. Resolves whether it did. */
+export async function storePares(
+  db: BffKysely,
+  id: string,
+  pares: string,
+  at: Date,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('challenges')
+    .set({ pares, status: 'answered', answered_at: at.toISOString() })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Moves a challenge between statuses if still in `from`; clears the PaRes when it ends. */
+export async function transitionChallenge(
+  db: BffKysely,
+  id: string,
+  from: readonly string[],
+  to: 'completed' | 'canceled' | 'expired',
+): Promise<boolean> {
+  const res = await db
+    .updateTable('challenges')
+    .set({ status: to, pares: null })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}

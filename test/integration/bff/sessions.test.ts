@@ -1,0 +1,240 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PublicSession } from '../../../server/bff/checkout-api';
+import { MERCHANT_ORIGIN, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+
+let t: TestBff;
+let dist: string;
+beforeAll(async () => {
+  dist = mkdtempSync(join(tmpdir(), 'bff-dist-'));
+  mkdirSync(join(dist, 'widget'));
+  mkdirSync(join(dist, 'frame'));
+  writeFileSync(join(dist, 'widget', 'card-checkout.js'), 'export {};\n');
+  writeFileSync(join(dist, 'widget', 'card-checkout.Bx3k9aQ1.js'), 'export {};\n');
+  writeFileSync(join(dist, 'frame', 'card-form.js'), 'export {};\n');
+  writeFileSync(join(dist, 'secret.txt'), 'outside the served folders');
+  t = await startBff({ config: { staticDir: dist } });
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(dist, { recursive: true, force: true });
+});
+
+const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
+
+describe('POST /v1/checkout-sessions', () => {
+  it('creates an open session and answers the client secret once', async () => {
+    const res = await t.request('POST', '/v1/checkout-sessions', {
+      headers: merchant,
+      body: { amount: 12_345, origin: MERCHANT_ORIGIN, referenceTransaction: 'order-1' },
+    });
+    expect(res.status).toBe(201);
+    const body = res.body as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 'open', amount: 12_345 });
+    expect(String(body.id)).toMatch(/^cs_/);
+    expect(String(body.clientSecret)).toMatch(new RegExp(`^${String(body.id)}_secret_`));
+    expect(Date.parse(String(body.expiresAt)) - Date.now()).toBeGreaterThan(29 * 60_000);
+    const stored = await t.bff.ctx.db
+      .selectFrom('checkout_sessions')
+      .selectAll()
+      .where('id', '=', String(body.id))
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(stored)).not.toContain(String(body.clientSecret));
+  });
+
+  it('401 without the merchant secret or with a wrong one', async () => {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer sk_wrong_secret_value' },
+      { authorization: MERCHANT_SECRET },
+    ]) {
+      const res = await t.request('POST', '/v1/checkout-sessions', {
+        headers,
+        body: { amount: 100, origin: MERCHANT_ORIGIN },
+      });
+      expect(res.status).toBe(401);
+      expect((res.body as { tag: string }[])[0]?.tag).toBe('Authorization');
+    }
+  });
+
+  it.each([
+    [{ amount: 0, origin: MERCHANT_ORIGIN }, 'amount'],
+    [{ amount: 1.5, origin: MERCHANT_ORIGIN }, 'amount'],
+    [{ origin: MERCHANT_ORIGIN }, 'amount'],
+    [{ amount: 100, origin: 'not a url' }, 'origin'],
+    [{ amount: 100, origin: 'https://evil.example' }, 'origin'],
+    [{ amount: 100, origin: `${MERCHANT_ORIGIN}/checkout` }, 'origin'],
+    [{ amount: 100, origin: MERCHANT_ORIGIN, maxInstallments: 13 }, 'maxInstallments'],
+    [{ amount: 100, origin: MERCHANT_ORIGIN, methods: ['pix'] }, 'methods.0'],
+    [{ amount: 100, origin: MERCHANT_ORIGIN, planId: 'plan-1' }, 'planId'],
+    [{ amount: 100, origin: MERCHANT_ORIGIN, status: 'succeeded' }, 'body'],
+  ])('400 naming the field %#', async (body, tag) => {
+    const res = await t.request('POST', '/v1/checkout-sessions', { headers: merchant, body });
+    expect(res.status).toBe(400);
+    expect((res.body as { tag: string }[]).map((i) => i.tag)).toContain(tag);
+  });
+
+  it('415 for a body that is not JSON', async () => {
+    const res = await t.request('POST', '/v1/checkout-sessions', {
+      headers: { ...merchant, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'amount=100',
+    });
+    expect(res.status).toBe(415);
+  });
+});
+
+describe('GET /v1/checkout-sessions', () => {
+  it('reads one session with its attempts, and lists newest first with a bound', async () => {
+    const a = await t.createSession({ amount: 111 });
+    const b = await t.createSession({ amount: 222 });
+    const one = await t.request('GET', `/v1/checkout-sessions/${a.id}`, { headers: merchant });
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({
+      id: a.id,
+      status: 'open',
+      amount: 111,
+      attempts: [],
+      payment: null,
+    });
+    const list = await t.request('GET', '/v1/checkout-sessions?limit=2', { headers: merchant });
+    expect(list.status).toBe(200);
+    const ids = (list.body as { items: { id: string }[] }).items.map((s) => s.id);
+    expect(ids).toEqual([b.id, a.id]);
+    const bad = await t.request('GET', '/v1/checkout-sessions?limit=1000', { headers: merchant });
+    expect(bad.status).toBe(400);
+    const filtered = await t.request('GET', '/v1/checkout-sessions?status=succeeded', {
+      headers: merchant,
+    });
+    expect((filtered.body as { items: unknown[] }).items).toEqual([]);
+    const missing = await t.request('GET', '/v1/checkout-sessions/cs_nope', { headers: merchant });
+    expect(missing.status).toBe(404);
+    const anon = await t.request('GET', `/v1/checkout-sessions/${a.id}`);
+    expect(anon.status).toBe(401);
+  });
+
+  it('an open session past its expiry reads as expired', async () => {
+    const s = await t.createSession({ expiresInSeconds: 60 });
+    t.clock.advance(61_000);
+    const one = await t.request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant });
+    expect(one.body).toMatchObject({ status: 'expired', failureCode: 'session_expired' });
+  });
+});
+
+describe('GET /checkout/frame', () => {
+  it('serves the card form page framed only by the session origin, no inline script', async () => {
+    const s = await t.createSession();
+    const res = await t.request('GET', `/checkout/frame?session=${s.id}&locale=en`, {
+      headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain(`frame-ancestors ${MERCHANT_ORIGIN}`);
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers.get('x-frame-options')).toBeNull();
+    expect(res.text).toContain('<script type="module" src="/frame/card-form.js"></script>');
+    expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(res.text).toContain('lang="en"');
+    expect(res.text).not.toContain('_secret_');
+    const row = await t.bff.ctx.db
+      .selectFrom('checkout_sessions')
+      .select('frame_accept')
+      .where('id', '=', s.id)
+      .executeTakeFirstOrThrow();
+    expect(row.frame_accept).toBe('text/html,application/xhtml+xml;q=0.9,*/*;q=0.8');
+  });
+
+  it('answers a 404 page for an unknown session', async () => {
+    const res = await t.request('GET', '/checkout/frame?session=cs_unknown');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+});
+
+describe('frame API', () => {
+  it('GET /checkout/api/session answers the public view with the client secret', async () => {
+    const s = await t.createSession({ amount: 5000, maxInstallments: 3, methods: ['credit'] });
+    const res = await t.frame(s.clientSecret, 'GET', '/checkout/api/session');
+    expect(res.status).toBe(200);
+    const body = res.body as PublicSession;
+    expect(body).toEqual({
+      id: s.id,
+      status: 'open',
+      amount: 5000,
+      currency: 'BRL',
+      methods: ['credit'],
+      maxInstallments: 3,
+      attemptsLeft: 3,
+      expiresAt: s.expiresAt,
+    });
+  });
+
+  it('401 for a missing, wrong or other-session secret; no cookies set', async () => {
+    const s = await t.createSession();
+    const wrong = s.clientSecret.replace(/.$/, (ch) => (ch === '0' ? '1' : '0'));
+    for (const headers of [
+      {},
+      { authorization: `Bearer ${wrong}` },
+      { authorization: `Bearer ${s.id}` },
+    ]) {
+      const res = await t.request('GET', '/checkout/api/session', { headers });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+  });
+
+  it('refuses a cross-origin browser request, accepts the BFF origin', async () => {
+    const s = await t.createSession();
+    const evil = await t.frame(s.clientSecret, 'GET', '/checkout/api/session', {
+      headers: { origin: MERCHANT_ORIGIN },
+    });
+    expect(evil.status).toBe(403);
+    expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+    const own = await t.frame(s.clientSecret, 'GET', '/checkout/api/session', {
+      headers: { origin: new URL(t.url).origin },
+    });
+    expect(own.status).toBe(200);
+  });
+
+  it('415 for a pay body that is not JSON', async () => {
+    const s = await t.createSession();
+    const res = await t.frame(s.clientSecret, 'POST', '/checkout/api/pay', {
+      headers: { 'content-type': 'text/plain', 'idempotency-key': 'idem-12345678' },
+      body: 'method=credit',
+    });
+    expect(res.status).toBe(415);
+  });
+});
+
+describe('static bundles and health', () => {
+  it('serves the widget with CORS, content type and cache rules', async () => {
+    const stable = await t.request('GET', '/widget/card-checkout.js');
+    expect(stable.status).toBe(200);
+    expect(stable.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(stable.headers.get('access-control-allow-origin')).toBe('*');
+    expect(stable.headers.get('cache-control')).not.toContain('immutable');
+    const hashed = await t.request('GET', '/widget/card-checkout.Bx3k9aQ1.js');
+    expect(hashed.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const frame = await t.request('GET', '/frame/card-form.js');
+    expect(frame.status).toBe(200);
+  });
+
+  it('404 for missing files and paths out of the folder', async () => {
+    expect((await t.request('GET', '/widget/nope.js')).status).toBe(404);
+    expect((await t.request('GET', '/widget/..%2fsecret.txt')).status).toBe(404);
+    expect((await t.request('GET', '/widget/%2e%2e/secret.txt')).status).toBe(404);
+  });
+
+  it('healthz answers; every answer carries a request id, echoing a given one', async () => {
+    const res = await t.request('GET', '/healthz', { headers: { 'x-request-id': 'req-abc-123' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers.get('x-request-id')).toBe('req-abc-123');
+    const other = await t.request('GET', '/healthz');
+    expect(other.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(t.logs.some((l) => l.includes('"requestId":"req-abc-123"'))).toBe(true);
+  });
+});

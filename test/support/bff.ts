@@ -1,0 +1,223 @@
+import { constants, publicEncrypt, randomBytes, randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import { createBffApp, type Bff, type BffDeps } from '../../server/bff/app';
+import type { CreateSessionBody, CreatedSession, PayBody } from '../../server/bff/checkout-api';
+import { defaultBffConfig, type BffConfig } from '../../server/bff/config';
+import type { BffDb } from '../../server/bff/db';
+import { createGatewayClient } from '../../server/gateway/client';
+import { OffsetClock } from '../../server/lib/clock';
+import { openDb } from '../../server/lib/db';
+import { createLogger } from '../../server/lib/logging';
+import { DEFAULT_CLIENT } from '../../server/sandbox/clients';
+import { startSandbox, type TestSandbox } from './sandbox';
+import { listen } from './servers';
+
+export const MERCHANT_SECRET = 'sk_test_bff_integration';
+export const MERCHANT_ORIGIN = 'http://shop.test:3000';
+
+export interface HttpAnswer {
+  status: number;
+  body: unknown;
+  text: string;
+  headers: Headers;
+}
+
+export interface TestBff {
+  url: string;
+  bff: Bff;
+  sandbox: TestSandbox;
+  clock: OffsetClock;
+  /** Every JSON log line the BFF wrote (level debug). */
+  logs: string[];
+  /** fetch against the BFF; a non-string body is sent as JSON. */
+  request(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<HttpAnswer>;
+  /** `POST /v1/checkout-sessions` with the merchant secret. */
+  createSession(body?: Partial<CreateSessionBody>): Promise<CreatedSession>;
+  /** A frame API call with the client secret. */
+  frame(
+    secret: string,
+    method: string,
+    path: string,
+    opts?: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<HttpAnswer>;
+  /** The gateway public key, through the BFF. */
+  publicKey(secret: string): Promise<string>;
+  /** A fresh ciphertext of a card (DESIGN §3 plaintext, RSA-OAEP SHA-256). */
+  encryptCard(secret: string, number: string, securityCode?: string): Promise<string>;
+  /** A complete pay body for a card (fresh ciphertext). */
+  payBody(
+    secret: string,
+    number: string,
+    overrides?: Partial<PayBody>,
+  ): Promise<PayBody & Record<string, unknown>>;
+  /** `POST /checkout/api/pay` with a new (or given) idempotency key. */
+  pay(secret: string, body: unknown, key?: string): Promise<HttpAnswer>;
+  close(): Promise<void>;
+}
+
+export const DEVICE_INFO = {
+  language: 'pt-BR',
+  javaEnabled: false,
+  colorDepth: 24,
+  screenHeight: 900,
+  screenWidth: 1440,
+  timezoneOffset: 180,
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64) test',
+} as const;
+
+async function answer(res: Response): Promise<HttpAnswer> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body, text, headers: res.headers };
+}
+
+/** A future expiry, two digits each. */
+export function futureExpiry(): { month: string; year: string } {
+  const y = (new Date().getUTCFullYear() + 3) % 100;
+  return { month: '12', year: String(y).padStart(2, '0') };
+}
+
+/** The DESIGN §3 card plaintext encrypted with a PEM key. */
+export function encryptWithKey(pem: string, number: string, securityCode = '123'): string {
+  const { month, year } = futureExpiry();
+  const plaintext = JSON.stringify({
+    number,
+    securityCode,
+    expirationMonth: month,
+    expirationYear: year,
+    timestamp: Date.now(),
+    nonce: randomBytes(8).toString('hex'),
+  });
+  return publicEncrypt(
+    { key: pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+    Buffer.from(plaintext, 'utf8'),
+  ).toString('base64');
+}
+
+/**
+ * Starts the real sandbox and the BFF on loopback ports, the BFF using the real gateway client
+ * against the sandbox. Logs go to memory at debug level so tests can read them.
+ */
+export async function startBff(
+  opts: { config?: Partial<BffConfig>; sandbox?: TestSandbox; deps?: Partial<BffDeps> } = {},
+): Promise<TestBff> {
+  const sandbox = opts.sandbox ?? (await startSandbox());
+  const ownSandbox = !opts.sandbox;
+  const clock = new OffsetClock();
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(line);
+      done();
+    },
+  });
+  const logger: Logger = createLogger({ level: 'debug', name: 'bff', destination });
+  const { db, close: closeDb } = await openDb<BffDb>({ url: ':memory:' });
+  const holder: { fetch: (req: Request, env?: unknown) => Response | Promise<Response> } = {
+    fetch: () => new Response('starting', { status: 503 }),
+  };
+  const server = await listen({
+    fetch: (req: Request, env?: unknown) => holder.fetch(req, env),
+  } as never);
+  const gateway = createGatewayClient({
+    gatewayBaseUrl: sandbox.url,
+    integrationBaseUrl: sandbox.url,
+    credentials: {
+      gateway: { userName: DEFAULT_CLIENT.userName, password: DEFAULT_CLIENT.password },
+    },
+    timeoutMs: 10_000,
+  });
+  const bff = await createBffApp({
+    db,
+    gateway,
+    clock,
+    logger,
+    config: defaultBffConfig({
+      publicUrl: server.url,
+      merchantSecret: MERCHANT_SECRET,
+      allowedOrigins: [MERCHANT_ORIGIN],
+      staticDir: 'dist',
+      ...opts.config,
+    }),
+    ...opts.deps,
+  });
+  holder.fetch = (req, env?: unknown) => bff.app.fetch(req, env);
+
+  const request: TestBff['request'] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    let body: string | undefined;
+    if (o.body !== undefined) {
+      body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+        headers['content-type'] = 'application/json';
+      }
+    }
+    return answer(
+      await fetch(server.url + path, { method, headers, ...(body !== undefined ? { body } : {}) }),
+    );
+  };
+  const frame: TestBff['frame'] = (secret, method, path, o = {}) =>
+    request(method, path, { ...o, headers: { authorization: `Bearer ${secret}`, ...o.headers } });
+  let keyCache: string | undefined;
+  const publicKey = async (secret: string) => {
+    if (keyCache) return keyCache;
+    const res = await frame(secret, 'GET', '/checkout/api/public-key');
+    if (res.status !== 200) throw new Error(`public key: ${res.status} ${res.text}`);
+    keyCache = (res.body as { key: string }).key;
+    return keyCache;
+  };
+  const encryptCard = async (secret: string, number: string, cvv?: string) =>
+    encryptWithKey(await publicKey(secret), number, cvv);
+
+  return {
+    url: server.url,
+    bff,
+    sandbox,
+    clock,
+    logs,
+    request,
+    frame,
+    publicKey,
+    encryptCard,
+    async createSession(body = {}) {
+      const res = await request('POST', '/v1/checkout-sessions', {
+        headers: { authorization: `Bearer ${MERCHANT_SECRET}` },
+        body: { amount: 10_000, origin: MERCHANT_ORIGIN, maxInstallments: 6, ...body },
+      });
+      if (res.status !== 201) throw new Error(`create session: ${res.status} ${res.text}`);
+      return res.body as CreatedSession;
+    },
+    async payBody(secret, number, overrides = {}) {
+      return {
+        method: 'debit',
+        installments: 1,
+        encryptedCard: await encryptCard(secret, number),
+        cardholderName: 'MARIA SILVA',
+        deviceInfo: { ...DEVICE_INFO },
+        fingerprint: randomUUID(),
+        ...overrides,
+      };
+    },
+    pay(secret, body, key = `idem-${randomUUID()}`) {
+      return frame(secret, 'POST', '/checkout/api/pay', {
+        body,
+        headers: { 'idempotency-key': key },
+      });
+    },
+    async close() {
+      await server.close();
+      await closeDb();
+      if (ownSandbox) await sandbox.close();
+    },
+  };
+}

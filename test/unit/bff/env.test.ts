@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { readBffEnv } from '../../../server/bff/env';
+
+describe('readBffEnv', () => {
+  it('serves the local demo with no variables set (DESIGN §4 defaults)', () => {
+    const env = readBffEnv({});
+    expect(env.port).toBe(3001);
+    expect(env.databaseUrl).toBe('./data/bff.sqlite');
+    expect(env.gateway.gatewayBaseUrl).toBe('http://localhost:4010');
+    expect(env.gateway.credentials).toEqual({
+      gateway: { userName: 'sandbox', password: 'sandbox' },
+    });
+    expect(env.config).toMatchObject({
+      publicUrl: 'http://localhost:3001',
+      merchantSecret: 'sk_test_local',
+      allowedOrigins: ['http://localhost:3000'],
+      webhook: { user: 'gateway', password: 'gateway' },
+      maxAttempts: 3,
+    });
+  });
+
+  it('reads lists, URLs and PostgreSQL', () => {
+    const env = readBffEnv({
+      BFF_ALLOWED_ORIGINS: 'https://a.example, https://b.example:8443',
+      BFF_PUBLIC_URL: 'https://pay.example/',
+      DATABASE_URL: 'postgres://u:p@db/bff',
+      INTEGRATION_USERNAME: 'int',
+      INTEGRATION_PASSWORD: 'pw',
+    });
+    expect(env.config.allowedOrigins).toEqual(['https://a.example', 'https://b.example:8443']);
+    expect(env.config.publicUrl).toBe('https://pay.example');
+    expect(env.databaseUrl).toBe('postgres://u:p@db/bff');
+    expect(env.gateway.credentials.integration).toEqual({ userName: 'int', password: 'pw' });
+  });
+
+  it('requires BFF_MERCHANT_SECRET in production, naming it', () => {
+    expect(() => readBffEnv({ NODE_ENV: 'production' })).toThrow(
+      /BFF_MERCHANT_SECRET: is required/,
+    );
+    const env = readBffEnv({ NODE_ENV: 'production', BFF_MERCHANT_SECRET: 'sk_live_0123456789' });
+    expect(env.config.merchantSecret).toBe('sk_live_0123456789');
+  });
+
+  it.each([
+    [{ BFF_PORT: 'abc' }, 'BFF_PORT'],
+    [{ BFF_PUBLIC_URL: 'localhost:3001' }, 'BFF_PUBLIC_URL'],
+    [{ BFF_ALLOWED_ORIGINS: 'https://a.example/path' }, 'BFF_ALLOWED_ORIGINS'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ RECURRENCE_USERNAME: 'r' }, 'RECURRENCE_PASSWORD'],
+    [{ BFF_MERCHANT_SECRET: 'short' }, 'BFF_MERCHANT_SECRET'],
+  ])('rejects %o naming %s', (vars, name) => {
+    expect(() => readBffEnv(vars)).toThrow(
+      new RegExp(`invalid BFF configuration:[\\s\\S]*${name}:`),
+    );
+  });
+});
