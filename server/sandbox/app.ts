@@ -12,7 +12,16 @@ import { loadClockOffset, saveClockOffset } from './clock/store';
 import type { SandboxContext, SandboxEnv } from './context';
 import { SandboxEvents } from './events';
 import { clockControlRoutes } from './control/routes';
+import { paymentsControlRoutes } from './control/payments';
 import { sandboxMigrations, type SandboxKysely } from './db';
+import { faultMiddleware } from './faults/faults';
+import { resolveKek } from './keys/kek';
+import { keysRoutes } from './keys/routes';
+import { paymentsRoutes } from './payments/routes';
+import { initPaymentsState } from './payments/state';
+import { refundsRoutes } from './refunds/routes';
+import { acsPages } from './three-ds/acs-pages';
+import { vaultRoutes } from './vault/routes';
 
 export interface SandboxDeps {
   db: SandboxKysely;
@@ -22,6 +31,11 @@ export interface SandboxDeps {
   clock?: OffsetClock;
   logger?: Logger;
   fetch?: typeof fetch;
+  /**
+   * Key-encryption key (32 bytes) wrapping the clients' card private keys; by default a random
+   * one kept in `<db file>.kek` (mode 0600), or in memory for `:memory:`.
+   */
+  kek?: Buffer;
 }
 
 export interface Sandbox {
@@ -51,17 +65,29 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
     onClose: (hook) => closeHooks.push(hook),
   };
 
+  initPaymentsState(ctx, await resolveKek(deps.db, deps.kek));
+
   // Each domain mounts its routes here. Gateway API under /v1 and Integration API under /api
   // need a token of their own family; /__sandbox (control plane) and browser pages need none.
-  const gatewayApi = new Hono<SandboxEnv>().use('*', requireToken(ctx, 'gateway'));
-  const integrationApi = new Hono<SandboxEnv>().use('*', requireToken(ctx, 'integration'));
-  const control = new Hono().route(
-    '/',
-    clockControlRoutes(ctx, async () => {
-      for (const hook of resetHooks) await hook();
-    }),
-  );
-  const pages = new Hono();
+  const gatewayApi = new Hono<SandboxEnv>()
+    .use('*', faultMiddleware(ctx))
+    .use('*', requireToken(ctx, 'gateway'))
+    .route('/', keysRoutes(ctx))
+    .route('/', vaultRoutes(ctx))
+    .route('/', paymentsRoutes(ctx))
+    .route('/', refundsRoutes(ctx));
+  const integrationApi = new Hono<SandboxEnv>()
+    .use('*', faultMiddleware(ctx))
+    .use('*', requireToken(ctx, 'integration'));
+  const control = new Hono()
+    .route(
+      '/',
+      clockControlRoutes(ctx, async () => {
+        for (const hook of resetHooks) await hook();
+      }),
+    )
+    .route('/', paymentsControlRoutes(ctx));
+  const pages = new Hono().route('/', acsPages(ctx));
 
   registerBankSlips(ctx);
   integrationApi.route('/', bankSlipApiRoutes(ctx));

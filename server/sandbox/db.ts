@@ -2,13 +2,26 @@ import { sql, type Kysely } from 'kysely';
 import type { Migration } from '../lib/db';
 import { authMigrations, type AuthTables } from './auth/store';
 import { clockMigrations, type ClockTables } from './clock/store';
+import { keysMigrations, type KeysTables } from './keys/store';
+import { paymentsMigrations, type PaymentsTables } from './payments/store';
+import { threeDsMigrations, type ThreeDsTables } from './three-ds/store';
+import { vaultMigrations, type VaultTables } from './vault/store';
+import { refundsMigrations, type RefundsTables } from './refunds/store';
 import { bankSlipMigrations, type BankSlipTables } from './bank-slips/store';
 
 /**
  * The sandbox database: every domain contributes its tables and its migrations here.
  * Add a domain by extending `SandboxDb` and appending its migrations to `sandboxMigrations`.
  */
-export interface SandboxDb extends AuthTables, ClockTables, BankSlipTables {}
+export interface SandboxDb
+  extends AuthTables,
+    ClockTables,
+    BankSlipTables,
+    KeysTables,
+    PaymentsTables,
+    ThreeDsTables,
+    VaultTables,
+    RefundsTables {}
 
 export type SandboxKysely = Kysely<SandboxDb>;
 
@@ -16,6 +29,11 @@ export const sandboxMigrations: Migration[] = [
   ...clockMigrations,
   ...authMigrations,
   ...bankSlipMigrations,
+  ...keysMigrations,
+  ...paymentsMigrations,
+  ...threeDsMigrations,
+  ...vaultMigrations,
+  ...refundsMigrations,
 ];
 
 /** Tables that `POST /__sandbox/reset` keeps: clients' keys and the bookkeeping. */

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import type {
+  CardBrand,
+  PaymentAuthorization,
+  Split,
+  ThreeDs,
+} from '../../gateway/schemas/payments';
+import { isUniqueViolation } from '../../lib/db';
+import type { ErrorItem } from '../../lib/http';
+import { randomDigits } from '../../lib/ids';
+import type { SandboxClient } from '../clients';
+import type { SandboxContext } from '../context';
+import { toRow, type StoredPayment } from './store';
+import { RETURN_DESCRIPTIONS, UNKNOWN_ERROR_DESCRIPTION, type ReturnCode } from './test-cards';
+
+export interface AuthorizationInput {
+  client: SandboxClient;
+  transactionType: 'credit' | 'debit';
+  productType: string;
+  installments: number;
+  amount: number;
+  brand: CardBrand;
+  maskedNumber: string;
+  referenceTransaction: string | null;
+  configSplit: Split[] | null;
+  billingId: string | null;
+  returnCode: ReturnCode;
+}
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** Six upper-case letters and digits. */
+export function authorizationCode(): string {
+  const buf = randomBytes(6);
+  let out = '';
+  for (const b of buf) out += ALNUM[b % ALNUM.length];
+  return out;
+}
+
+/**
+ * Records an answered authorization (approved or declined) and, when approved, emits
+ * `payment.approved` before returning. paymentId (TID) is 20 digits, NSU 12 digits; a declined
+ * payment has no authorization code (empty string).
+ */
+export async function recordAuthorization(
+  ctx: SandboxContext,
+  input: AuthorizationInput,
+): Promise<StoredPayment> {
+  const approved = input.returnCode === '00';
+  for (let attempt = 0; ; attempt++) {
+    const payment: StoredPayment = {
+      paymentId: `${1 + (randomBytes(1)[0]! % 9)}${randomDigits(19)}`,
+      nsu: `${1 + (randomBytes(1)[0]! % 9)}${randomDigits(11)}`,
+      authorizationCode: approved ? authorizationCode() : '',
+      userName: input.client.userName,
+      accountNumber: input.client.accountNumber,
+      merchantId: input.client.merchantId,
+      transactionType: input.transactionType,
+      productType: input.productType,
+      installments: input.installments,
+      amount: input.amount,
+      brand: input.brand,
+      maskedNumber: input.maskedNumber,
+      referenceTransaction: input.referenceTransaction,
+      configSplit: input.configSplit,
+      billingId: input.billingId,
+      authorizedAt: ctx.clock.now().toISOString(),
+      status: approved ? 'approved' : 'declined',
+      returnCode: input.returnCode,
+      description: RETURN_DESCRIPTIONS[input.returnCode],
+      canceledAt: null,
+    };
+    try {
+      await ctx.db.insertInto('payments').values(toRow(payment)).execute();
+    } catch (err) {
+      if (isUniqueViolation(err) && attempt < 3) continue;
+      throw err;
+    }
+    if (approved) await ctx.events.emit({ type: 'payment.approved', payment });
+    return payment;
+  }
+}
+
+/** The `paymentAuthorization` object of an answer. */
+export function authorizationBody(p: StoredPayment): PaymentAuthorization {
+  return {
+    returnCode: p.returnCode,
+    description: p.description,
+    paymentId: p.paymentId,
+    authorizationCode: p.authorizationCode,
+    ...(p.referenceTransaction ? { orderNumber: p.referenceTransaction } : {}),
+    amount: p.amount,
+    releaseAt: p.authorizedAt,
+    nsu: p.nsu,
+  };
+}
+
+export const THREE_DS_VERSION = '2.2.0';
+
+/** ECI of a fully authenticated (`ok`) or failed authentication, by brand. */
+function eci(brand: CardBrand, ok: boolean): string {
+  if (brand === 'mastercard') return ok ? '02' : '00';
+  return ok ? '05' : '07';
+}
+
+export function threeDsSuccess(brand: CardBrand): ThreeDs {
+  return {
+    status: 'AUTHENTICATION_SUCCESSFUL',
+    threeDsVersion: THREE_DS_VERSION,
+    eci: eci(brand, true),
+    paresStatus: 'Y',
+    threeDsStatus: 'Y',
+    veresEnrolled: 'Y',
+  };
+}
+
+/** The spec's 3DS failure: tag `3DS Fail`, description listing the authentication facts. */
+export function threeDsFailItems(brand: CardBrand, threeDsStatus: 'N' | 'U' = 'N'): ErrorItem[] {
+  return [
+    {
+      tag: '3DS Fail',
+      description:
+        `3DS authentication failed: eci=${eci(brand, false)}, threeDsVersion=${THREE_DS_VERSION}, ` +
+        `threeDsStatus=${threeDsStatus}, veresEnrolled=Y`,
+    },
+  ];
+}
+
+export const INTERNAL_ERROR_ITEMS: ErrorItem[] = [
+  { tag: '', description: UNKNOWN_ERROR_DESCRIPTION },
+];

@@ -1,0 +1,60 @@
+import type { Split } from '../../gateway/schemas/payments';
+import type { ErrorItem } from '../../lib/http';
+
+function item(tag: string, description: string): ErrorItem {
+  return { tag, description: `${tag}: ${description}` };
+}
+
+/**
+ * productType and installments must agree (the spec: lojista for installment sales, avista
+ * for one installment). Credit: avista ⇔ 1, lojista ⇔ 2 or more. Debit: debito or avista with
+ * exactly 1, lojista with 2 or more (the spec states both debito and the avista/lojista note,
+ * so all three are accepted under the same rule).
+ */
+export function checkProductType(
+  transactionType: 'credit' | 'debit',
+  productType: string,
+  installments: number,
+): ErrorItem | null {
+  if (productType === 'lojista') {
+    return installments >= 2
+      ? null
+      : item('payment.installments', 'lojista (installment sale) needs 2 or more installments');
+  }
+  if (productType === 'avista' || (transactionType === 'debit' && productType === 'debito')) {
+    return installments === 1
+      ? null
+      : item('payment.installments', `${productType} takes exactly 1 installment; use lojista`);
+  }
+  return item('payment.productType', `not allowed for ${transactionType}`);
+}
+
+/**
+ * `configSplit` rules beyond the field shapes. Decided (the spec leaves it open): every entry
+ * names its beneficiary, percent and type; one entry per beneficiary and type; the percents
+ * of all entries add up to at most 100 (whatever is left stays with the merchant).
+ */
+export function checkSplits(splits: readonly Split[] | undefined): ErrorItem[] {
+  if (!splits) return [];
+  const errors: ErrorItem[] = [];
+  const seen = new Set<string>();
+  let total = 0;
+  splits.forEach((s, i) => {
+    const at = `configSplit.${i}`;
+    if (s.documentNumberBeneficiary === undefined) {
+      errors.push(item(`${at}.documentNumberBeneficiary`, 'is required in a split'));
+    }
+    if (s.percent === undefined) errors.push(item(`${at}.percent`, 'is required in a split'));
+    if (s.type === undefined) errors.push(item(`${at}.type`, 'is required in a split'));
+    const key = `${s.documentNumberBeneficiary}/${s.type}`;
+    if (s.documentNumberBeneficiary !== undefined && s.type !== undefined && seen.has(key)) {
+      errors.push(item(`${at}.documentNumberBeneficiary`, 'appears twice with the same type'));
+    }
+    seen.add(key);
+    total += Math.round((s.percent ?? 0) * 100);
+  });
+  if (total > 10_000) {
+    errors.push(item('configSplit', `percents add up to ${total / 100}, more than 100`));
+  }
+  return errors;
+}

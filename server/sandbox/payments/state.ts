@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import type { SandboxContext } from '../context';
+import { CardKeys } from '../keys/card-keys';
+import { OutcomeQueue } from './outcomes';
+
+/** In-memory state of the payment domains, one per sandbox (keyed by its context). */
+export interface PaymentsState {
+  keys: CardKeys;
+  outcomes: OutcomeQueue;
+  /** HMAC key of PaRes tokens; per process, so a restart voids unfinished challenges. */
+  paresSecret: Buffer;
+  /** When used nonces were last purged (sandbox clock, ms). */
+  lastNoncePurgeMs: number;
+}
+
+const states = new WeakMap<SandboxContext, PaymentsState>();
+
+/** Creates the payment domains' state; `createSandboxApp` calls it once. */
+export function initPaymentsState(ctx: SandboxContext, kek: Buffer): PaymentsState {
+  const state: PaymentsState = {
+    keys: new CardKeys(ctx, kek),
+    outcomes: new OutcomeQueue(),
+    paresSecret: randomBytes(32),
+    lastNoncePurgeMs: 0,
+  };
+  states.set(ctx, state);
+  ctx.onReset(() => {
+    state.outcomes.clear();
+    state.lastNoncePurgeMs = 0;
+  });
+  return state;
+}
+
+export function paymentsState(ctx: SandboxContext): PaymentsState {
+  const state = states.get(ctx);
+  if (!state) throw new Error('payments state not initialized (initPaymentsState)');
+  return state;
+}

@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  CancellationRequest,
+  RefundListResponse,
+  RefundStatus,
+} from '../../gateway/schemas/refunds';
+import type { SandboxContext } from '../context';
+import { findPayment, toStoredPayment } from '../payments/store';
+import type { RefundsTables } from './store';
+
+type Row = Omit<RefundsTables['cancellation_requests'], 'seq'>;
+
+/** Allowed moves (DESIGN §5): PENDENTE → APROVADO → CANCELADO, PENDENTE → REJEITADO. */
+export const TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
+  PENDENTE: ['APROVADO', 'REJEITADO'],
+  APROVADO: ['CANCELADO'],
+  CANCELADO: [],
+  REJEITADO: [],
+};
+
+export function canMove(from: RefundStatus, to: RefundStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** São Paulo calendar day (UTC-3) of an instant. */
+export function saoPauloDate(iso: string): string {
+  return new Date(Date.parse(iso) - 3 * 3_600_000).toISOString().slice(0, 10);
+}
+
+function toItem(r: Row): CancellationRequest {
+  return {
+    id: r.id,
+    nsu: r.nsu,
+    authorizationCode: r.authorization_code,
+    amount: r.amount / 100,
+    operationDate: r.operation_date,
+    installments: r.installments,
+    status: r.status,
+    description: r.description,
+  };
+}
+
+export type Failure = { ok: false; status: 404 | 409 | 400; tag: string; description: string };
+
+/** Opens a cancellation request (`PENDENTE`) for an approved payment. `amount` in cents. */
+export async function openCancellationRequest(
+  ctx: SandboxContext,
+  input: { paymentId: string; amount?: number | undefined; description: string },
+): Promise<{ ok: true; request: CancellationRequest & { paymentId: string } } | Failure> {
+  const payment = await findPayment(ctx, input.paymentId);
+  if (!payment) {
+    return { ok: false, status: 404, tag: 'paymentId', description: 'paymentId: unknown payment' };
+  }
+  if (payment.status !== 'approved') {
+    return {
+      ok: false,
+      status: 409,
+      tag: 'paymentId',
+      description: `paymentId: the payment is ${payment.status}; only approved payments can be canceled`,
+    };
+  }
+  const amount = input.amount ?? payment.amount;
+  if (amount > payment.amount) {
+    return {
+      ok: false,
+      status: 400,
+      tag: 'amount',
+      description: 'amount: more than the payment amount',
+    };
+  }
+  const open = await ctx.db
+    .selectFrom('cancellation_requests')
+    .select('id')
+    .where('payment_id', '=', payment.paymentId)
+    .where('status', 'in', ['PENDENTE', 'APROVADO'])
+    .executeTakeFirst();
+  if (open) {
+    return {
+      ok: false,
+      status: 409,
+      tag: 'paymentId',
+      description: `paymentId: cancellation request ${open.id} is already open`,
+    };
+  }
+  const now = ctx.clock.now().toISOString();
+  const row = {
+    id: randomUUID(),
+    user_name: payment.userName,
+    payment_id: payment.paymentId,
+    nsu: payment.nsu,
+    authorization_code: payment.authorizationCode,
+    amount,
+    operation_date: saoPauloDate(payment.authorizedAt),
+    installments: payment.installments,
+    status: 'PENDENTE' as const,
+    description: input.description,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.insertInto('cancellation_requests').values(row).execute();
+  return { ok: true, request: { ...toItem(row), paymentId: payment.paymentId } };
+}
+
+/** Moves a request; reaching CANCELADO cancels the payment and emits `payment.canceled`. */
+export async function decideCancellationRequest(
+  ctx: SandboxContext,
+  id: string,
+  to: RefundStatus,
+): Promise<{ ok: true; request: CancellationRequest & { paymentId: string } } | Failure> {
+  const row = await ctx.db
+    .selectFrom('cancellation_requests')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row)
+    return { ok: false, status: 404, tag: 'id', description: 'id: unknown cancellation request' };
+  if (!canMove(row.status, to)) {
+    return {
+      ok: false,
+      status: 409,
+      tag: 'status',
+      description: `status: cannot move from ${row.status} to ${to}`,
+    };
+  }
+  const now = ctx.clock.now().toISOString();
+  const moved = await ctx.db.transaction().execute(async (trx) => {
+    const res = await trx
+      .updateTable('cancellation_requests')
+      .set({ status: to, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', row.status)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    if (to === 'CANCELADO') {
+      await trx
+        .updateTable('payments')
+        .set({ status: 'canceled', canceled_at: now })
+        .where('payment_id', '=', row.payment_id)
+        .execute();
+    }
+    return true;
+  });
+  if (!moved) {
+    return { ok: false, status: 409, tag: 'status', description: 'status: changed concurrently' };
+  }
+  if (to === 'CANCELADO') {
+    const prow = await ctx.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('payment_id', '=', row.payment_id)
+      .executeTakeFirst();
+    if (prow) {
+      await ctx.events.emit({
+        type: 'payment.canceled',
+        payment: toStoredPayment(prow),
+        cancellationRequestId: id,
+        at: now,
+      });
+    }
+  }
+  return { ok: true, request: { ...toItem({ ...row, status: to }), paymentId: row.payment_id } };
+}
+
+/**
+ * `GET /v1/refund/list` for one client: `id` alone when given (the other filters ignored),
+ * else by status; newest first (insertion order breaks ties); skip/take paging.
+ */
+export async function listCancellationRequests(
+  ctx: SandboxContext,
+  userName: string,
+  q: { status?: RefundStatus | undefined; id?: string | undefined; skip: number; take: number },
+): Promise<RefundListResponse> {
+  let base = ctx.db.selectFrom('cancellation_requests').where('user_name', '=', userName);
+  if (q.id !== undefined) base = base.where('id', '=', q.id);
+  else if (q.status !== undefined) base = base.where('status', '=', q.status);
+  const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const rows = await base
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(q.take)
+    .offset(q.skip)
+    .execute();
+  return { items: rows.map(toItem), totalCount: Number(count?.n ?? 0), skip: q.skip, take: q.take };
+}

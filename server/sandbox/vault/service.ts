@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import type { CardBrand } from '../../gateway/schemas/payments';
+import type { VaultRequest } from '../../gateway/schemas/keys';
+import type { ErrorItem } from '../../lib/http';
+import type { SandboxClient } from '../clients';
+import { findClient, type SandboxContext } from '../context';
+import { recordAuthorization } from '../payments/authorize';
+import { expiryValid } from '../payments/card';
+import { applyOverride } from '../payments/outcomes';
+import { resolveCard } from '../payments/resolve-card';
+import { paymentsState } from '../payments/state';
+import type { StoredPayment } from '../payments/store';
+import {
+  RETURN_DESCRIPTIONS,
+  UNKNOWN_ERROR_DESCRIPTION,
+  cardBehaviour,
+  type CardBehaviour,
+  type ReturnCode,
+} from '../payments/test-cards';
+import type { VaultTables } from './store';
+
+export interface VaultEntry {
+  vaultId: string;
+  brand: CardBrand;
+  maskedNumber: string;
+  expMonth: string;
+  expYear: string;
+  holder: string;
+}
+
+type Row = VaultTables['card_vault'];
+
+function toEntry(r: Row): VaultEntry {
+  return {
+    vaultId: r.vault_id,
+    brand: r.brand,
+    maskedNumber: `${r.first_six}*****${r.last_four}`,
+    expMonth: r.exp_month,
+    expYear: r.exp_year,
+    holder: r.holder,
+  };
+}
+
+/** `POST /v1/cards/vault`: checks the card like a payment does and keeps its facts. */
+export async function vaultCard(
+  ctx: SandboxContext,
+  client: SandboxClient,
+  body: VaultRequest,
+): Promise<{ ok: true; vaultId: string } | { ok: false; items: ErrorItem[] }> {
+  const card = await resolveCard(ctx, client.userName, body.cardInfo);
+  if (!card.ok) return card;
+  const behaviour = cardBehaviour(card.card.number)!;
+  const vaultId = randomUUID();
+  await ctx.db
+    .insertInto('card_vault')
+    .values({
+      vault_id: vaultId,
+      user_name: client.userName,
+      brand: card.brand,
+      first_six: card.card.number.slice(0, 6),
+      last_four: card.card.number.slice(-4),
+      exp_month: card.card.expirationMonth,
+      exp_year: card.card.expirationYear,
+      holder: body.cardInfo.cardholderName,
+      three_ds: behaviour.threeDs,
+      return_code: behaviour.returnCode,
+      internal_error: behaviour.internalError ? 1 : 0,
+      created_at: ctx.clock.now().toISOString(),
+    })
+    .execute();
+  return { ok: true, vaultId };
+}
+
+async function findRow(
+  ctx: SandboxContext,
+  userName: string,
+  vaultId: string,
+): Promise<Row | null> {
+  return (
+    (await ctx.db
+      .selectFrom('card_vault')
+      .selectAll()
+      .where('vault_id', '=', vaultId)
+      .where('user_name', '=', userName)
+      .executeTakeFirst()) ?? null
+  );
+}
+
+/** A client's vaulted card (masked), or null. */
+export async function findVault(
+  ctx: SandboxContext,
+  userName: string,
+  vaultId: string,
+): Promise<VaultEntry | null> {
+  const row = await findRow(ctx, userName, vaultId);
+  return row ? toEntry(row) : null;
+}
+
+/** Every vaulted card (masked), newest first, for `GET /__sandbox/vault`. */
+export async function listVault(
+  ctx: SandboxContext,
+): Promise<(VaultEntry & { userName: string; createdAt: string })[]> {
+  const rows = await ctx.db
+    .selectFrom('card_vault')
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('vault_id')
+    .execute();
+  return rows.map((r) => ({ ...toEntry(r), userName: r.user_name, createdAt: r.created_at }));
+}
+
+export type VaultChargeResult =
+  | { ok: true; payment: StoredPayment }
+  | {
+      ok: false;
+      reason: 'not_found' | 'declined' | 'error';
+      returnCode?: string;
+      description: string;
+    };
+
+/**
+ * Charges a vaulted card (recurrence billings): the card's behaviour with any queued outcome
+ * override; a card past its expiry on the sandbox clock declines `54`. Records the payment
+ * (credit, avista, 1 installment) and, approved, emits `payment.approved`.
+ */
+export async function authorizeVaulted(
+  ctx: SandboxContext,
+  input: {
+    userName: string;
+    vaultId: string;
+    amount: number;
+    referenceTransaction?: string | undefined;
+    billingId?: string | undefined;
+  },
+): Promise<VaultChargeResult> {
+  const row = await findRow(ctx, input.userName, input.vaultId);
+  const client = findClient(ctx, input.userName);
+  if (!row || !client) {
+    return { ok: false, reason: 'not_found', description: `vault ${input.vaultId} not found` };
+  }
+  let behaviour: CardBehaviour = {
+    brand: row.brand,
+    threeDs: row.three_ds as CardBehaviour['threeDs'],
+    returnCode: row.return_code as ReturnCode,
+    ...(row.internal_error ? { internalError: true as const } : {}),
+  };
+  if (!expiryValid(row.exp_month, row.exp_year, ctx.clock.now())) {
+    behaviour = { ...behaviour, returnCode: '54' };
+  }
+  behaviour = applyOverride(behaviour, paymentsState(ctx).outcomes.take());
+  if (behaviour.internalError) {
+    return { ok: false, reason: 'error', description: UNKNOWN_ERROR_DESCRIPTION };
+  }
+  const payment = await recordAuthorization(ctx, {
+    client,
+    transactionType: 'credit',
+    productType: 'avista',
+    installments: 1,
+    amount: input.amount,
+    brand: row.brand,
+    maskedNumber: `${row.first_six}*****${row.last_four}`,
+    referenceTransaction: input.referenceTransaction ?? null,
+    configSplit: null,
+    billingId: input.billingId ?? null,
+    returnCode: behaviour.returnCode,
+  });
+  if (payment.status !== 'approved') {
+    return {
+      ok: false,
+      reason: 'declined',
+      returnCode: payment.returnCode,
+      description: RETURN_DESCRIPTIONS[behaviour.returnCode],
+    };
+  }
+  return { ok: true, payment };
+}
