@@ -199,7 +199,16 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
   });
 
   app.get('/console', async (c) => {
+    // The list has no attempts: read each session's detail (the 20 most recent).
     const listed = await merchant.listSessions();
+    const sessions = listed.ok
+      ? await Promise.all(
+          listed.value.slice(0, 20).map(async (s) => {
+            const detail = await merchant.getSession(s.id);
+            return detail.ok ? detail.value : s;
+          }),
+        )
+      : [];
     const sections = await Promise.all(
       (deps.consoleSections ?? []).map(async (section) => ({
         section,
@@ -210,7 +219,7 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
       c,
       'Console',
       consolePage({
-        sessions: listed.ok ? listed.value : [],
+        sessions,
         ...(listed.ok ? {} : { error: 'Não foi possível listar as sessões do BFF.' }),
         sections,
       }),

@@ -239,12 +239,12 @@ export function checkoutPage(opts: {
         location.assign('/order/' + encodeURIComponent(checkout.dataset.sessionId));
       });
       checkout.addEventListener('checkout-failed', (event) => {
-        const detail = event.detail || {};
-        const again = detail.retryable
+        // The widget's message is already localized and carries no card data.
+        const again = event.retryable
           ? ' Você pode tentar com outro cartão.'
           : ' Volte ao carrinho para tentar de novo.';
         error.textContent =
-          'O pagamento não foi concluído' + (detail.message ? ': ' + detail.message : '.') + again;
+          'O pagamento não foi concluído' + (event.message ? ': ' + event.message : '.') + again;
       });
     </script>`;
 }

@@ -9,6 +9,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { createDemoApp } from '../demo/app';
+import { createBffApp } from '../server/bff/app';
+import { defaultBffConfig, type BffConfig } from '../server/bff/config';
+import type { BffDb } from '../server/bff/db';
+import { createGatewayClient } from '../server/gateway/client';
 import { openDb } from '../server/lib/db';
 import { createLogger, silentLogger } from '../server/lib/logging';
 import { createSandboxApp } from '../server/sandbox/app';
@@ -102,6 +106,8 @@ export interface StackOptions {
   merchantSecret?: string;
   loggers?: { sandbox?: Logger; bff?: Logger; demo?: Logger };
   distDir?: string;
+  /** BFF settings beyond the wiring (e.g. a higher pay rate limit for tests). */
+  bffConfig?: Partial<BffConfig>;
 }
 
 export interface Stack {
@@ -137,9 +143,32 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
     const bffServer = await bind(ports.bff, host, publicHost);
     closers.push(() => bffServer.close());
-
     const demoServer = await bind(ports.demo, host, publicHost);
     closers.push(() => demoServer.close());
+
+    const bffDb = await openDb<BffDb>({ url: join(opts.dataDir, 'bff.sqlite') });
+    closers.push(() => bffDb.close());
+    const gateway = createGatewayClient({
+      gatewayBaseUrl: sandboxServer.url,
+      integrationBaseUrl: sandboxServer.url,
+      credentials: {
+        gateway: { userName: DEFAULT_CLIENT.userName, password: DEFAULT_CLIENT.password },
+      },
+    });
+    const bff = await createBffApp({
+      db: bffDb.db,
+      gateway,
+      config: defaultBffConfig({
+        publicUrl: bffServer.url,
+        merchantSecret,
+        allowedOrigins: [demoServer.url],
+        staticDir: opts.distDir ?? DIST_DIR,
+        ...opts.bffConfig,
+      }),
+      logger: opts.loggers?.bff ?? silentLogger,
+    });
+    bffServer.serve((req) => bff.app.fetch(req));
+
     const demo = createDemoApp({
       publicUrl: demoServer.url,
       bffUrl: bffServer.url,

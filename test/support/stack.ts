@@ -40,6 +40,8 @@ export async function startTestStack(): Promise<TestStack> {
     dataDir: dir,
     merchantSecret: 'sk_test_e2e_merchant_secret',
     loggers: { bff: fileLogger('bff', bffLog), sandbox: fileLogger('sandbox', sandboxLog) },
+    // Every spec pays from 127.0.0.1: the per-IP limit would throttle the suite.
+    bffConfig: { payRateLimitPerMinute: 10_000 },
   });
   return {
     ...stack,

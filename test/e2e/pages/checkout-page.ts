@@ -1,0 +1,160 @@
+import { expect, type FrameLocator, type Locator, type Page } from '@playwright/test';
+import { ChallengeDialog } from './challenge-dialog';
+
+/** What a `checkout-*` event carried, as recorded on the merchant page. */
+export interface RecordedEvent {
+  type: string;
+  brand?: string | null;
+  complete?: boolean;
+  state?: string;
+  reason?: string;
+  paymentId?: string;
+  authorizationCode?: string;
+  amount?: number;
+  method?: string;
+  code?: string;
+  message?: string;
+  retryable?: boolean;
+}
+
+const EVENT_TYPES = [
+  'checkout-ready',
+  'checkout-change',
+  'checkout-submit',
+  'checkout-challenge',
+  'checkout-succeeded',
+  'checkout-failed',
+];
+
+export interface CardInput {
+  number: string;
+  name?: string;
+  /** `MM/YY`. */
+  expiry?: string;
+  cvv?: string;
+}
+
+/** A valid expiry two years ahead, `MM/YY`. */
+export function futureExpiry(): string {
+  const d = new Date();
+  return `12/${String((d.getFullYear() + 2) % 100).padStart(2, '0')}`;
+}
+
+/**
+ * The demo's payment page: the merchant document with `<card-checkout>`, the card form inside
+ * the BFF's frame (reached through frame locators) and the challenge dialog.
+ */
+export class CheckoutPage {
+  readonly host: Locator;
+  readonly frame: FrameLocator;
+  readonly cardNumber: Locator;
+  readonly cardholderName: Locator;
+  readonly expiry: Locator;
+  readonly securityCode: Locator;
+  readonly installments: Locator;
+  readonly pay: Locator;
+  readonly alert: Locator;
+  readonly pageError: Locator;
+  readonly challenge: ChallengeDialog;
+
+  constructor(readonly page: Page) {
+    this.host = page.locator('card-checkout');
+    this.frame = this.host.locator('[part="frame"]').contentFrame();
+    this.cardNumber = this.frame.locator('[name="cardNumber"]');
+    this.cardholderName = this.frame.locator('[name="cardholderName"]');
+    this.expiry = this.frame.locator('[name="expiry"]');
+    this.securityCode = this.frame.locator('[name="securityCode"]');
+    this.installments = this.frame.locator('[name="installments"]');
+    this.pay = this.frame.getByTestId('pay');
+    this.alert = this.frame.getByRole('alert');
+    this.pageError = page.getByTestId('checkout-error');
+    this.challenge = new ChallengeDialog(page);
+  }
+
+  /** Records every `checkout-*` event the page sees; call before the page loads. */
+  static async recordEvents(page: Page): Promise<void> {
+    await page.addInitScript((types: string[]) => {
+      const w = window as unknown as { __checkoutEvents: unknown[] };
+      w.__checkoutEvents = [];
+      for (const type of types) {
+        document.addEventListener(
+          type,
+          (e) => {
+            const ev = e as unknown as Record<string, unknown>;
+            const pick: Record<string, unknown> = { type };
+            for (const k of [
+              'brand',
+              'complete',
+              'state',
+              'reason',
+              'paymentId',
+              'authorizationCode',
+              'amount',
+              'method',
+              'code',
+              'message',
+              'retryable',
+            ]) {
+              if (ev[k] !== undefined) pick[k] = ev[k];
+            }
+            w.__checkoutEvents.push(pick);
+          },
+          true,
+        );
+      }
+    }, EVENT_TYPES);
+  }
+
+  async events(type?: string): Promise<RecordedEvent[]> {
+    const all = await this.page.evaluate(
+      () => (window as unknown as { __checkoutEvents?: RecordedEvent[] }).__checkoutEvents ?? [],
+    );
+    return type ? all.filter((e) => e.type === type) : all;
+  }
+
+  async waitForEvent(type: string): Promise<RecordedEvent> {
+    await expect
+      .poll(async () => (await this.events(type)).length, { message: `waiting for ${type}` })
+      .toBeGreaterThan(0);
+    return (await this.events(type))[0]!;
+  }
+
+  /** The session id the demo rendered (not a secret). */
+  async sessionId(): Promise<string> {
+    const id = await this.host.getAttribute('data-session-id');
+    if (!id) throw new Error('no data-session-id on <card-checkout>');
+    return id;
+  }
+
+  async waitUntilReady(): Promise<void> {
+    await expect(this.cardNumber).toBeVisible();
+    await expect(this.pay).toBeEnabled();
+  }
+
+  async chooseMethod(method: 'credit' | 'debit'): Promise<void> {
+    await this.frame.locator(`input[name="method"][value="${method}"]`).check();
+  }
+
+  async fillCard(card: CardInput): Promise<void> {
+    await this.cardNumber.fill(card.number);
+    await this.cardholderName.fill(card.name ?? 'MARIA DA SILVA');
+    await this.expiry.fill(card.expiry ?? futureExpiry());
+    await this.securityCode.fill(card.cvv ?? '123');
+  }
+
+  async chooseInstallments(n: number): Promise<void> {
+    await this.installments.selectOption(String(n));
+  }
+
+  /** Fills the form and pays with the given method. */
+  async payWith(card: CardInput, method: 'credit' | 'debit' = 'debit'): Promise<void> {
+    await this.waitUntilReady();
+    await this.chooseMethod(method);
+    await this.fillCard(card);
+    await this.pay.click();
+  }
+
+  fieldError(name: string): Locator {
+    return this.frame.locator(`#${name}-error`);
+  }
+}

@@ -1,0 +1,28 @@
+import { expect, type Locator, type Page } from '@playwright/test';
+
+/** The merchant console: sessions, attempts and outcomes as the BFF reports them. */
+export class ConsolePage {
+  constructor(
+    readonly page: Page,
+    readonly baseUrl: string,
+  ) {}
+
+  async goto(): Promise<void> {
+    await this.page.goto(this.baseUrl + '/console');
+    await expect(
+      this.page.getByRole('heading', { level: 1, name: 'Console do lojista' }),
+    ).toBeVisible();
+  }
+
+  session(sessionId: string): Locator {
+    return this.page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
+  }
+
+  status(sessionId: string): Locator {
+    return this.session(sessionId).getByTestId('session-status');
+  }
+
+  attempts(sessionId: string): Locator {
+    return this.session(sessionId).getByTestId('attempt');
+  }
+}
