@@ -5,7 +5,7 @@ import { migrate } from '../lib/db';
 import { errorResponse } from '../lib/http';
 import { silentLogger } from '../lib/logging';
 import { authRoutes, requireToken } from './auth/routes';
-import { bankSlipApiRoutes, bankSlipControlRoutes, registerBankSlips } from './bank-slips/routes';
+import { mountIntegrationDomains } from './reconciliation/mount';
 import { DEFAULT_CLIENT, type SandboxClient } from './clients';
 import { Scheduler } from './clock/scheduler';
 import { loadClockOffset, saveClockOffset } from './clock/store';
@@ -89,9 +89,8 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
     .route('/', paymentsControlRoutes(ctx));
   const pages = new Hono().route('/', acsPages(ctx));
 
-  registerBankSlips(ctx);
-  integrationApi.route('/', bankSlipApiRoutes(ctx));
-  control.route('/', bankSlipControlRoutes(ctx));
+  // Bank slips, webhooks and the reconciliation ledger (Integration API and their controls).
+  await mountIntegrationDomains(ctx, { integrationApi, control });
 
   const app = new Hono()
     .route('/', authRoutes(ctx))

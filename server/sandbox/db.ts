@@ -7,7 +7,7 @@ import { paymentsMigrations, type PaymentsTables } from './payments/store';
 import { threeDsMigrations, type ThreeDsTables } from './three-ds/store';
 import { vaultMigrations, type VaultTables } from './vault/store';
 import { refundsMigrations, type RefundsTables } from './refunds/store';
-import { bankSlipMigrations, type BankSlipTables } from './bank-slips/store';
+import { integrationMigrations, type IntegrationTables } from './reconciliation/tables';
 
 /**
  * The sandbox database: every domain contributes its tables and its migrations here.
@@ -16,7 +16,7 @@ import { bankSlipMigrations, type BankSlipTables } from './bank-slips/store';
 export interface SandboxDb
   extends AuthTables,
     ClockTables,
-    BankSlipTables,
+    IntegrationTables,
     KeysTables,
     PaymentsTables,
     ThreeDsTables,
@@ -28,7 +28,7 @@ export type SandboxKysely = Kysely<SandboxDb>;
 export const sandboxMigrations: Migration[] = [
   ...clockMigrations,
   ...authMigrations,
-  ...bankSlipMigrations,
+  ...integrationMigrations,
   ...keysMigrations,
   ...paymentsMigrations,
   ...threeDsMigrations,

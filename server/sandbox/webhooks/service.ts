@@ -1,0 +1,432 @@
+import { MS } from '../../lib/clock';
+import type { DueTask } from '../clock/scheduler';
+import type { SandboxContext } from '../context';
+import { spIso } from '../reconciliation/calendar';
+import { SecretBox } from './secret-box';
+import type { NotificationRow } from './store';
+
+/**
+ * Delays before each retry (DESIGN §5): the first attempt is immediate, then 5 s, 5 min,
+ * 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h after the previous attempt — ten attempts over
+ * about three and a half days, so an endpoint down for hours still gets the notification.
+ */
+export const RETRY_DELAYS_MS = [
+  5 * MS.second,
+  5 * MS.minute,
+  30 * MS.minute,
+  2 * MS.hour,
+  5 * MS.hour,
+  10 * MS.hour,
+  14 * MS.hour,
+  20 * MS.hour,
+  24 * MS.hour,
+] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** The spec advises endpoints to answer within 30 s; we wait that long, then retry. */
+export const DELIVERY_TIMEOUT_MS = 30_000;
+/** Deliveries in flight at once (across accounts); the outbox is drained in batches. */
+export const DELIVERY_CONCURRENCY = 128;
+const BATCH = 1000;
+/** Real-time tick: deliveries due "now" go out without anyone advancing the clock. */
+export const TICK_MS = 200;
+
+/** Notification `type`: every change is of the transaction status (spec "not shown"). */
+export const NOTIFICATION_TYPE = 'TransactionStatus';
+export type TransactionStatus = 'Authorized' | 'Canceled' | 'Blocked' | 'Paid';
+
+/** The body POSTed to the registered URL: the spec's webhook notification. */
+export interface WebhookNotification {
+  movementId: number;
+  nsu: string;
+  codAuth: string;
+  installmentNumber: number;
+  moment: string;
+  type: string;
+  oldValue: string;
+  newValue: string;
+}
+
+export interface NotifyInput {
+  accountNumber: string;
+  paymentId?: string | null;
+  nsu: string;
+  codAuth: string;
+  installmentNumber: number;
+  /** Empty for the first status of a transaction. */
+  oldValue: TransactionStatus | '';
+  newValue: TransactionStatus;
+  /** Defaults to the sandbox clock. */
+  moment?: Date;
+}
+
+export function notificationBody(row: NotificationRow): WebhookNotification {
+  return {
+    movementId: row.movement_id,
+    nsu: row.nsu,
+    codAuth: row.cod_auth,
+    installmentNumber: row.installment_number,
+    moment: row.moment,
+    type: row.type,
+    oldValue: row.old_value,
+    newValue: row.new_value,
+  };
+}
+
+const services = new WeakMap<SandboxContext, WebhookService>();
+
+/** The webhook service of a sandbox (for other domains and tests). */
+export function webhooksOf(ctx: SandboxContext): WebhookService {
+  const s = services.get(ctx);
+  if (!s) throw new Error('webhooks are not mounted on this sandbox');
+  return s;
+}
+
+/**
+ * Webhook subscriptions, the durable outbox and its delivery. Delivery runs on the sandbox
+ * clock (a DueTask, so advancing the clock replays every retry in order) and in real time (a
+ * 200 ms tick plus a kick right after new notifications).
+ */
+export class WebhookService {
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private kicked = false;
+  private closed = false;
+
+  private constructor(
+    private readonly ctx: SandboxContext,
+    private readonly box: SecretBox,
+  ) {}
+
+  static async create(ctx: SandboxContext, kek?: Buffer): Promise<WebhookService> {
+    const service = new WebhookService(ctx, await SecretBox.open(ctx.db, kek));
+    services.set(ctx, service);
+    ctx.scheduler.register(service.dueTask());
+    ctx.onClose(() => service.stop());
+    return service;
+  }
+
+  /** Starts the real-time tick (`createSandboxApp` does; unit tests may not). */
+  start(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.ticking;
+  }
+
+  private tick(): void {
+    if (this.ticking || this.closed) return;
+    this.ticking = this.ctx.scheduler
+      .runDueNow()
+      .catch((err: unknown) => {
+        this.ctx.logger.error({ err: { message: (err as Error).message } }, 'webhook tick failed');
+      })
+      .finally(() => {
+        this.ticking = null;
+      });
+  }
+
+  /** Delivers soon without waiting for the next tick (not awaited: callers may hold the lock). */
+  private kick(): void {
+    if (this.kicked || this.closed || !this.timer) return;
+    this.kicked = true;
+    setImmediate(() => {
+      this.kicked = false;
+      this.tick();
+    });
+  }
+
+  // ---- subscriptions ----
+
+  async setSubscription(accountNumber: string, url: string, basicAuth: string): Promise<void> {
+    const now = this.ctx.clock.now().toISOString();
+    const sealed = this.box.seal(basicAuth, accountNumber);
+    await this.ctx.db
+      .insertInto('webhook_subscriptions')
+      .values({
+        account_number: accountNumber,
+        url,
+        basic_auth_enc: sealed,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) =>
+        oc.column('account_number').doUpdateSet({ url, basic_auth_enc: sealed, updated_at: now }),
+      )
+      .execute();
+  }
+
+  async getSubscription(accountNumber: string): Promise<{ url: string } | null> {
+    const row = await this.ctx.db
+      .selectFrom('webhook_subscriptions')
+      .select('url')
+      .where('account_number', '=', accountNumber)
+      .executeTakeFirst();
+    return row ?? null;
+  }
+
+  /** Removes the URL; pending deliveries of the account stop (status `canceled`). */
+  async deleteSubscription(accountNumber: string): Promise<{ url: string } | null> {
+    return this.ctx.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('webhook_subscriptions')
+        .select('url')
+        .where('account_number', '=', accountNumber)
+        .executeTakeFirst();
+      if (!row) return null;
+      await trx
+        .deleteFrom('webhook_subscriptions')
+        .where('account_number', '=', accountNumber)
+        .execute();
+      await trx
+        .updateTable('webhook_notifications')
+        .set({ status: 'canceled', next_attempt_ms: null, last_error: 'subscription deleted' })
+        .where('account_number', '=', accountNumber)
+        .where('status', '=', 'pending')
+        .execute();
+      return row;
+    });
+  }
+
+  // ---- outbox ----
+
+  /**
+   * Queues notifications for accounts that have a URL (others have nowhere to go and are not
+   * recorded). Returns the movementIds given, in order.
+   */
+  async notify(items: readonly NotifyInput[]): Promise<number[]> {
+    if (items.length === 0) return [];
+    const accounts = [...new Set(items.map((i) => i.accountNumber))];
+    const subscribed = new Set(
+      (
+        await this.ctx.db
+          .selectFrom('webhook_subscriptions')
+          .select('account_number')
+          .where('account_number', 'in', accounts)
+          .execute()
+      ).map((r) => r.account_number),
+    );
+    const now = this.ctx.clock.now();
+    const rows = items
+      .filter((i) => subscribed.has(i.accountNumber))
+      .map((i) => ({
+        account_number: i.accountNumber,
+        payment_id: i.paymentId ?? null,
+        nsu: i.nsu,
+        cod_auth: i.codAuth,
+        installment_number: i.installmentNumber,
+        moment: spIso(i.moment ?? now),
+        type: NOTIFICATION_TYPE,
+        old_value: i.oldValue,
+        new_value: i.newValue,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_ms: now.getTime(),
+        last_status_code: null,
+        last_error: null,
+        delivered_at: null,
+        created_at: now.toISOString(),
+      }));
+    if (rows.length === 0) return [];
+    const ids: number[] = [];
+    await this.ctx.db.transaction().execute(async (trx) => {
+      // Chunks keep each statement under SQLite's variable limit.
+      for (let i = 0; i < rows.length; i += 500) {
+        const res = await trx
+          .insertInto('webhook_notifications')
+          .values(rows.slice(i, i + 500))
+          .returning('movement_id')
+          .execute();
+        ids.push(...res.map((r) => r.movement_id));
+      }
+    });
+    this.kick();
+    return ids;
+  }
+
+  /** Puts a notification back in the queue for an immediate attempt (a fresh schedule). */
+  async redeliver(movementId: number): Promise<'ok' | 'not_found' | 'no_subscription'> {
+    const row = await this.ctx.db
+      .selectFrom('webhook_notifications')
+      .select(['account_number'])
+      .where('movement_id', '=', movementId)
+      .executeTakeFirst();
+    if (!row) return 'not_found';
+    if (!(await this.getSubscription(row.account_number))) return 'no_subscription';
+    await this.ctx.db
+      .updateTable('webhook_notifications')
+      .set({ status: 'pending', attempts: 0, next_attempt_ms: this.ctx.clock.now().getTime() })
+      .where('movement_id', '=', movementId)
+      .execute();
+    this.kick();
+    return 'ok';
+  }
+
+  dueTask(): DueTask {
+    return {
+      name: 'webhooks.delivery',
+      nextDueAt: async () => {
+        const row = await this.ctx.db
+          .selectFrom('webhook_notifications')
+          .select((eb) => eb.fn.min('next_attempt_ms').as('next'))
+          .where('status', '=', 'pending')
+          .executeTakeFirst();
+        return row?.next === null || row?.next === undefined ? null : new Date(Number(row.next));
+      },
+      runDue: (now) => this.deliverDue(now),
+    };
+  }
+
+  /** Attempts every pending notification due at `now`, in batches of parallel requests. */
+  async deliverDue(now: Date): Promise<void> {
+    const nowMs = now.getTime();
+    for (;;) {
+      const due = await this.ctx.db
+        .selectFrom('webhook_notifications')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where('next_attempt_ms', '<=', nowMs)
+        .orderBy('next_attempt_ms')
+        .orderBy('movement_id')
+        .limit(BATCH)
+        .execute();
+      if (due.length === 0) return;
+      await this.deliverBatch(due, now);
+    }
+  }
+
+  private async deliverBatch(rows: NotificationRow[], now: Date): Promise<void> {
+    const accounts = [...new Set(rows.map((r) => r.account_number))];
+    const subs = new Map<string, { url: string; auth: string }>();
+    for (const s of await this.ctx.db
+      .selectFrom('webhook_subscriptions')
+      .selectAll()
+      .where('account_number', 'in', accounts)
+      .execute()) {
+      try {
+        subs.set(s.account_number, {
+          url: s.url,
+          auth: this.box.open(s.basic_auth_enc, s.account_number),
+        });
+      } catch {
+        this.ctx.logger.error(
+          { accountNumber: s.account_number },
+          'webhook credentials unreadable',
+        );
+      }
+    }
+    const results: Outcome[] = new Array<Outcome>(rows.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < rows.length) {
+        const i = next++;
+        const row = rows[i]!;
+        const sub = subs.get(row.account_number);
+        results[i] = sub ? await this.attempt(row, sub) : { kind: 'no_subscription' };
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, rows.length) }, worker));
+    const nowIso = now.toISOString();
+    const nowMs = now.getTime();
+    await this.ctx.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        const r = results[i]!;
+        if (r.kind === 'no_subscription') {
+          await trx
+            .updateTable('webhook_notifications')
+            .set({ status: 'canceled', next_attempt_ms: null, last_error: 'no subscription' })
+            .where('movement_id', '=', row.movement_id)
+            .execute();
+          continue;
+        }
+        const attempts = row.attempts + 1;
+        await trx
+          .insertInto('webhook_attempts')
+          .values({
+            movement_id: row.movement_id,
+            attempt: attempts,
+            at: nowIso,
+            url: r.url,
+            status_code: r.statusCode,
+            error: r.error,
+            duration_ms: r.durationMs,
+          })
+          .execute();
+        let status = 'pending';
+        let nextMs: number | null = null;
+        if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300)
+          status = 'delivered';
+        else if (r.statusCode === 400) status = 'failed';
+        else if (attempts >= MAX_ATTEMPTS) status = 'failed';
+        else nextMs = nowMs + RETRY_DELAYS_MS[attempts - 1]!;
+        await trx
+          .updateTable('webhook_notifications')
+          .set({
+            status,
+            attempts,
+            next_attempt_ms: nextMs,
+            last_status_code: r.statusCode,
+            last_error: r.error,
+            delivered_at: status === 'delivered' ? nowIso : null,
+          })
+          .where('movement_id', '=', row.movement_id)
+          .execute();
+      }
+    });
+  }
+
+  private async attempt(
+    row: NotificationRow,
+    sub: { url: string; auth: string },
+  ): Promise<Outcome> {
+    const started = performance.now();
+    try {
+      const res = await this.ctx.fetch(sub.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Basic ${sub.auth}` },
+        body: JSON.stringify(notificationBody(row)),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      });
+      // Drain the body so the connection is reused.
+      await res.arrayBuffer().catch(() => undefined);
+      return {
+        kind: 'answered',
+        url: sub.url,
+        statusCode: res.status,
+        error: null,
+        durationMs: Math.round(performance.now() - started),
+      };
+    } catch (err) {
+      const e = err as Error;
+      const code = (e.cause as { code?: unknown } | undefined)?.code;
+      const error =
+        e.name === 'TimeoutError'
+          ? `no answer in ${DELIVERY_TIMEOUT_MS / 1000} s`
+          : `${e.message}${typeof code === 'string' ? ` (${code})` : ''}`.slice(0, 300);
+      return {
+        kind: 'answered',
+        url: sub.url,
+        statusCode: null,
+        error,
+        durationMs: Math.round(performance.now() - started),
+      };
+    }
+  }
+}
+
+type Outcome =
+  | { kind: 'no_subscription' }
+  | {
+      kind: 'answered';
+      url: string;
+      statusCode: number | null;
+      error: string | null;
+      durationMs: number;
+    };
