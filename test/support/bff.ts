@@ -109,7 +109,13 @@ export function encryptWithKey(pem: string, number: string, securityCode = '123'
  * against the sandbox. Logs go to memory at debug level so tests can read them.
  */
 export async function startBff(
-  opts: { config?: Partial<BffConfig>; sandbox?: TestSandbox; deps?: Partial<BffDeps> } = {},
+  opts: {
+    config?: Partial<BffConfig>;
+    sandbox?: TestSandbox;
+    deps?: Partial<BffDeps>;
+    /** Per-call timeout of the gateway client (10 s by default). */
+    gatewayTimeoutMs?: number;
+  } = {},
 ): Promise<TestBff> {
   const sandbox = opts.sandbox ?? (await startSandbox());
   const ownSandbox = !opts.sandbox;
@@ -135,7 +141,7 @@ export async function startBff(
     credentials: {
       gateway: { userName: DEFAULT_CLIENT.userName, password: DEFAULT_CLIENT.password },
     },
-    timeoutMs: 10_000,
+    timeoutMs: opts.gatewayTimeoutMs ?? 10_000,
   });
   const bff = await createBffApp({
     db,
@@ -201,7 +207,7 @@ export async function startBff(
       return {
         method: 'debit',
         installments: 1,
-        encryptedCard: await encryptCard(secret, number),
+        encryptedCard: overrides.encryptedCard ?? (await encryptCard(secret, number)),
         cardholderName: 'MARIA SILVA',
         deviceInfo: { ...DEVICE_INFO },
         fingerprint: randomUUID(),
@@ -220,4 +226,39 @@ export async function startBff(
       if (ownSandbox) await sandbox.close();
     },
   };
+}
+
+/** The first `<form>` of a page: its action (resolved against `base`) and its named fields. */
+export function readForm(
+  html: string,
+  base: string,
+): { action: string; fields: Record<string, string> } {
+  const form = /<form\b[^>]*\baction="([^"]*)"[^>]*>([\s\S]*?)<\/form>/i.exec(html);
+  if (!form) throw new Error(`no form in page:\n${html.slice(0, 500)}`);
+  const decode = (s: string) =>
+    s
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  const fields: Record<string, string> = {};
+  for (const m of form[2]!.matchAll(/<input\b[^>]*>/gi)) {
+    const name = /\bname="([^"]*)"/.exec(m[0]);
+    const value = /\bvalue="([^"]*)"/.exec(m[0]);
+    if (name) fields[decode(name[1]!)] = value ? decode(value[1]!) : '';
+  }
+  return { action: new URL(decode(form[1]!), base).toString(), fields };
+}
+
+/** Posts a form as a browser would (urlencoded), without following redirects. */
+export async function postForm(url: string, fields: Record<string, string>): Promise<HttpAnswer> {
+  return answer(
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+      redirect: 'manual',
+    }),
+  );
 }

@@ -1,0 +1,339 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PayResult, PublicSession } from '../../../server/bff/checkout-api';
+import { canonicalJson } from '../../../server/bff/idempotency';
+import { sha256Hex } from '../../../server/lib/secrets';
+import { findPayment } from '../../../server/sandbox/payments/store';
+import { encryptWithKey, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+
+let t: TestBff;
+beforeAll(async () => {
+  t = await startBff({ config: { payRateLimitPerMinute: 10_000 } });
+});
+afterAll(() => t.close());
+
+const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
+
+async function detail(id: string) {
+  const res = await t.request('GET', `/v1/checkout-sessions/${id}`, { headers: merchant });
+  return res.body as {
+    status: string;
+    failureCode: string | null;
+    attempts: { status: string; failureCode: string | null; paymentId: string | null }[];
+    payment: { paymentId: string; nsu: string | null } | null;
+  };
+}
+
+describe('POST /checkout/api/pay', () => {
+  it('debit, frictionless 3DS: succeeded, amount and reference from the session', async () => {
+    const s = await t.createSession({ amount: 4321 });
+    const body = await t.payBody(s.clientSecret, '4000000000002701');
+    const res = await t.pay(s.clientSecret, body);
+    expect(res.status).toBe(200);
+    const result = res.body as Extract<PayResult, { status: 'succeeded' }>;
+    expect(result).toMatchObject({
+      status: 'succeeded',
+      payment: { amount: 4321, installments: 1, method: 'debit' },
+    });
+    const payment = await findPayment(t.sandbox.sandbox.ctx, result.payment.paymentId);
+    expect(payment).toMatchObject({
+      amount: 4321,
+      transactionType: 'debit',
+      referenceTransaction: s.id,
+    });
+    const d = await detail(s.id);
+    expect(d.status).toBe('succeeded');
+    expect(d.payment?.paymentId).toBe(result.payment.paymentId);
+    const pub = await t.frame(s.clientSecret, 'GET', '/checkout/api/session');
+    expect((pub.body as PublicSession).outcome).toEqual(result);
+  });
+
+  it('credit in 3 installments on Elo: lojista, anti-fraud code from the frame', async () => {
+    const s = await t.createSession({
+      amount: 30_000,
+      maxInstallments: 6,
+      referenceTransaction: 'order-77',
+    });
+    const body = await t.payBody(s.clientSecret, '6505290000002000', {
+      method: 'credit',
+      installments: 3,
+      brand: 'elo',
+      document: { type: 'cpf', number: '12345678909' },
+    });
+    const res = await t.pay(s.clientSecret, body);
+    const result = res.body as Extract<PayResult, { status: 'succeeded' }>;
+    expect(result).toMatchObject({
+      status: 'succeeded',
+      payment: { installments: 3, method: 'credit', amount: 30_000 },
+    });
+    const payment = await findPayment(t.sandbox.sandbox.ctx, result.payment.paymentId);
+    expect(payment).toMatchObject({
+      productType: 'lojista',
+      installments: 3,
+      brand: 'elo',
+      referenceTransaction: 'order-77',
+    });
+  });
+
+  it('a decline returns the session to open; the next card succeeds; then pay is refused', async () => {
+    const s = await t.createSession({ amount: 990 });
+    const declined = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000000002', { method: 'credit' }),
+    );
+    expect(declined.body).toEqual({
+      status: 'failed',
+      error: { code: 'declined', retryable: true },
+      attemptsLeft: 2,
+    });
+    expect((await detail(s.id)).status).toBe('open');
+    const ok = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
+    expect((ok.body as PayResult).status).toBe('succeeded');
+    const again = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
+    expect(again.body).toEqual({
+      status: 'failed',
+      error: { code: 'already_paid', retryable: false },
+      attemptsLeft: 0,
+    });
+    const d = await detail(s.id);
+    expect(d.attempts.map((a) => [a.status, a.failureCode])).toEqual([
+      ['declined', 'declined'],
+      ['succeeded', null],
+    ]);
+  });
+
+  it('maps decline codes and fails the session after the attempt cap', async () => {
+    const s = await t.createSession();
+    const codes: unknown[] = [];
+    for (const card of ['4000000000009995', '4000000000000069', '4000000000000127']) {
+      const res = await t.pay(
+        s.clientSecret,
+        await t.payBody(s.clientSecret, card, { method: 'credit' }),
+      );
+      codes.push(res.body);
+    }
+    expect(codes).toEqual([
+      { status: 'failed', error: { code: 'insufficient_funds', retryable: true }, attemptsLeft: 2 },
+      { status: 'failed', error: { code: 'expired_card', retryable: true }, attemptsLeft: 1 },
+      {
+        status: 'failed',
+        error: { code: 'attempts_exhausted', retryable: false },
+        attemptsLeft: 0,
+      },
+    ]);
+    expect(await detail(s.id)).toMatchObject({
+      status: 'failed',
+      failureCode: 'attempts_exhausted',
+    });
+    const more = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
+    expect((more.body as { error: { code: string } }).error.code).toBe('attempts_exhausted');
+  });
+
+  it('3DS frictionless failure: three_ds_failed, retryable', async () => {
+    const s = await t.createSession();
+    const res = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002925'));
+    expect(res.body).toEqual({
+      status: 'failed',
+      error: { code: 'three_ds_failed', retryable: true },
+      attemptsLeft: 2,
+    });
+  });
+
+  it('a gateway internal error: try_again_later, no attempt used', async () => {
+    const s = await t.createSession();
+    const res = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000000119', { method: 'credit' }),
+    );
+    expect(res.body).toEqual({
+      status: 'failed',
+      error: { code: 'try_again_later', retryable: true },
+      attemptsLeft: 3,
+    });
+    expect((await detail(s.id)).status).toBe('open');
+  });
+
+  it('no answer in time after sending: attempt unknown, session ended, no retry', async () => {
+    const slow = await startBff({
+      config: { payRateLimitPerMinute: 10_000 },
+      sandbox: t.sandbox,
+      gatewayTimeoutMs: 400,
+    });
+    try {
+      const s = await slow.createSession();
+      // Encrypt with the key read through the other BFF (same sandbox client): the slow one
+      // would time out generating it.
+      const key = await t.publicKey((await t.createSession()).clientSecret);
+      const body = await slow.payBody(s.clientSecret, '4000000000002701', {
+        method: 'credit',
+        encryptedCard: encryptWithKey(key, '4000000000002701'),
+      });
+      const fault = await t.sandbox.call('POST', '/__sandbox/faults', {
+        token: null,
+        body: { method: 'POST', path: '/v1/payments', count: 1, latencyMs: 1500 },
+      });
+      expect(fault.status).toBeLessThan(300);
+      const res = await slow.pay(s.clientSecret, body);
+      expect(res.body).toEqual({
+        status: 'failed',
+        error: { code: 'try_again_later', retryable: false },
+        attemptsLeft: 0,
+      });
+      const d = (await slow.request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant }))
+        .body as { status: string; attempts: { status: string }[] };
+      expect(d.attempts.map((a) => a.status)).toEqual(['unknown']);
+      expect(d.status).toBe('failed');
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('refuses a method or installments the session does not offer', async () => {
+    const s = await t.createSession({ methods: ['credit'], maxInstallments: 2 });
+    const debit = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
+    expect(debit.status).toBe(400);
+    expect((debit.body as { tag: string }[])[0]?.tag).toBe('method');
+    const many = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit', installments: 3 }),
+    );
+    expect(many.status).toBe(400);
+    expect((many.body as { tag: string }[])[0]?.tag).toBe('installments');
+  });
+
+  it('the browser cannot set the amount: an amount field is rejected', async () => {
+    const s = await t.createSession({ amount: 5000 });
+    const body = { ...(await t.payBody(s.clientSecret, '4000000000002701')), amount: 1 };
+    const res = await t.pay(s.clientSecret, body);
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain('amount');
+    expect((await detail(s.id)).attempts).toEqual([]);
+  });
+
+  it('an expired session refuses to pay', async () => {
+    const s = await t.createSession({ expiresInSeconds: 60 });
+    t.clock.advance(61_000);
+    const res = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
+    expect(res.body).toEqual({
+      status: 'failed',
+      error: { code: 'session_expired', retryable: false },
+      attemptsLeft: 3,
+    });
+  });
+});
+
+describe('idempotency', () => {
+  it('a replay answers the stored result without a second payment', async () => {
+    const s = await t.createSession();
+    const body = await t.payBody(s.clientSecret, '4000000000002701');
+    const first = await t.pay(s.clientSecret, body, 'idem-replay-0001');
+    const second = await t.pay(s.clientSecret, body, 'idem-replay-0001');
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect((await detail(s.id)).attempts).toHaveLength(1);
+  });
+
+  it('the same key with another body: 422', async () => {
+    const s = await t.createSession();
+    await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000000002', { method: 'credit' }),
+      'idem-diff-0001',
+    );
+    const other = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000002701'),
+      'idem-diff-0001',
+    );
+    expect(other.status).toBe(422);
+    expect((other.body as { tag: string }[])[0]?.tag).toBe('Idempotency-Key');
+  });
+
+  it('a duplicate while the first is still running: 409', async () => {
+    const s = await t.createSession();
+    const body = await t.payBody(s.clientSecret, '4000000000002701');
+    // The first request is mid-flight: its key is stored pending.
+    await t.bff.ctx.db
+      .insertInto('idempotency_keys')
+      .values({
+        session_id: s.id,
+        scope: 'pay',
+        key: 'idem-busy-0001',
+        request_hash: sha256Hex(canonicalJson(body)),
+        state: 'pending',
+        response_status: null,
+        response_body: null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    const dup = await t.pay(s.clientSecret, body, 'idem-busy-0001');
+    expect(dup.status).toBe(409);
+    expect((await detail(s.id)).attempts).toEqual([]);
+  });
+
+  it('pay requires a well-formed Idempotency-Key', async () => {
+    const s = await t.createSession();
+    const body = await t.payBody(s.clientSecret, '4000000000002701');
+    const none = await t.frame(s.clientSecret, 'POST', '/checkout/api/pay', { body });
+    expect(none.status).toBe(400);
+    const short = await t.pay(s.clientSecret, body, 'abc');
+    expect(short.status).toBe(400);
+  });
+
+  it('two concurrent pays with different keys: one reaches the gateway, one gets 409', async () => {
+    const s = await t.createSession();
+    const [a, b] = await Promise.all([
+      t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701')),
+      t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701')),
+    ]);
+    const statuses = [a.status, b.status].sort();
+    const results = [a, b].filter((r) => r.status === 200).map((r) => (r.body as PayResult).status);
+    // Either one waits out the other (409) or arrives after success (already_paid).
+    expect(results).toContain('succeeded');
+    expect(statuses[0]).toBe(200);
+    const d = await detail(s.id);
+    expect(d.attempts.filter((x) => x.status === 'succeeded')).toHaveLength(1);
+  });
+});
+
+describe('rate limit', () => {
+  it('answers 429 with Retry-After past the per-IP limit', async () => {
+    const limited = await startBff({ config: { payRateLimitPerMinute: 2 }, sandbox: t.sandbox });
+    try {
+      const s = await limited.createSession();
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await limited.pay(s.clientSecret, { method: 'credit' });
+        statuses.push(res.status);
+        if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      expect(statuses).toEqual([400, 400, 429]);
+      limited.clock.advance(60_000);
+      expect((await limited.pay(s.clientSecret, { method: 'credit' })).status).toBe(400);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('logs', () => {
+  it('never hold a card number, CVV, ciphertext or client secret', async () => {
+    const s = await t.createSession();
+    const body = await t.payBody(s.clientSecret, '4000000000002701');
+    await t.pay(s.clientSecret, body);
+    const all = t.logs.join('\n');
+    expect(all).toContain(s.id);
+    for (const secret of [
+      '4000000000002701',
+      '6505290000002000',
+      '4000000000000002',
+      body.encryptedCard,
+      body.encryptedCard.slice(0, 40),
+      s.clientSecret,
+      MERCHANT_SECRET,
+    ]) {
+      expect(all).not.toContain(secret);
+    }
+    expect(all).not.toMatch(/"securityCode"|"encryptedCard":"[^[]/);
+  });
+});
