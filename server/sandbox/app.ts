@@ -14,6 +14,7 @@ import { SandboxEvents } from './events';
 import { clockControlRoutes } from './control/routes';
 import { paymentsControlRoutes } from './control/payments';
 import { sandboxMigrations, type SandboxKysely } from './db';
+import { recurrenceRoutes, sandboxVaultPort } from './recurrence';
 import { faultMiddleware } from './faults/faults';
 import { resolveKek } from './keys/kek';
 import { keysRoutes } from './keys/routes';
@@ -76,6 +77,8 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
     .route('/', vaultRoutes(ctx))
     .route('/', paymentsRoutes(ctx))
     .route('/', refundsRoutes(ctx));
+  // Recurring billing: plans, subscriptions, billings and the billing engine.
+  gatewayApi.route('/', recurrenceRoutes(ctx, sandboxVaultPort));
   const integrationApi = new Hono<SandboxEnv>()
     .use('*', faultMiddleware(ctx))
     .use('*', requireToken(ctx, 'integration'));

@@ -7,6 +7,7 @@ import { paymentsMigrations, type PaymentsTables } from './payments/store';
 import { threeDsMigrations, type ThreeDsTables } from './three-ds/store';
 import { vaultMigrations, type VaultTables } from './vault/store';
 import { refundsMigrations, type RefundsTables } from './refunds/store';
+import { recurrenceMigrations, type RecurrenceTables } from './recurrence/store';
 import { integrationMigrations, type IntegrationTables } from './reconciliation/tables';
 
 /**
@@ -21,7 +22,8 @@ export interface SandboxDb
     PaymentsTables,
     ThreeDsTables,
     VaultTables,
-    RefundsTables {}
+    RefundsTables,
+    RecurrenceTables {}
 
 export type SandboxKysely = Kysely<SandboxDb>;
 
@@ -34,6 +36,7 @@ export const sandboxMigrations: Migration[] = [
   ...threeDsMigrations,
   ...vaultMigrations,
   ...refundsMigrations,
+  ...recurrenceMigrations,
 ];
 
 /** Tables that `POST /__sandbox/reset` keeps: clients' keys and the bookkeeping. */

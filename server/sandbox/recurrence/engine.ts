@@ -1,0 +1,281 @@
+import { uuid } from '../../lib/ids';
+import type { DueTask } from '../clock/scheduler';
+import type { SandboxContext } from '../context';
+import { addDaysIso, toCents } from './common';
+import { selectSubscriptionsWithPlan, splitJoined } from './subscriptions';
+import type { BillingStatus } from './store';
+import type { VaultPort } from './vault-port';
+
+/**
+ * Days from a failed charge (insufficient funds, `51`) to the next try: +2, +2, +4, +8 after
+ * the 1st, 2nd, 3rd and 4th failure (spec plan rule 5; for a due day 1: days 3, 5, 9, 17).
+ */
+export const RETRY_DELAYS_DAYS = [2, 2, 4, 8] as const;
+
+/** Days until the next try after `failures` failed charges, or null when none is left. */
+export function retryDelayDays(failures: number, attempts: number): number | null {
+  if (failures < 1 || failures > attempts) return null;
+  return RETRY_DELAYS_DAYS[failures - 1] ?? null;
+}
+
+/** Rows fetched per query; the engine loops until nothing due is left. */
+export const BATCH_SIZE = 500;
+
+export type ChargeOutcome =
+  | { status: 'Paid'; paymentId: string }
+  | { status: 'Retry'; returnCode: string }
+  | { status: 'Denied'; returnCode: string; block: boolean }
+  | { status: 'PaymentInvalid'; returnCode: string | null };
+
+/**
+ * What a charge result means for a billing: approved → Paid; `51` → another try while
+ * attempts remain, then Denied; `46` (card canceled) → Denied and the subscription Blocked;
+ * any other decline → Denied; a vault that is gone or an internal error → PaymentInvalid.
+ */
+export function chargeOutcome(
+  result: Awaited<ReturnType<VaultPort['authorize']>>,
+  failuresSoFar: number,
+  attempts: number,
+): ChargeOutcome {
+  if (result.ok) return { status: 'Paid', paymentId: result.payment.paymentId };
+  if (result.reason !== 'declined') {
+    return { status: 'PaymentInvalid', returnCode: result.returnCode ?? null };
+  }
+  const code = result.returnCode ?? '';
+  if (code === '51' && retryDelayDays(failuresSoFar + 1, attempts) !== null) {
+    return { status: 'Retry', returnCode: code };
+  }
+  return { status: 'Denied', returnCode: code, block: code === '46' };
+}
+
+/**
+ * The billing engine, a `DueTask` on the sandbox clock. Two kinds of work fall due:
+ * an Active subscription whose `next_billing_at` has come (a billing is created for its next
+ * installment), and a billing whose `next_attempt_at` has come (its card is charged).
+ * Both instants are indexed, so `nextDueAt` is two MIN lookups whatever the volume.
+ * Re-running is harmless: one billing per (subscription, installment) is a unique constraint,
+ * and a charged billing no longer has a `next_attempt_at`.
+ */
+export class BillingEngine implements DueTask {
+  readonly name = 'recurrence-billing';
+
+  constructor(
+    private readonly ctx: SandboxContext,
+    private readonly vaults: VaultPort,
+  ) {}
+
+  async nextDueAt(): Promise<Date | null> {
+    const db = this.ctx.db;
+    const [sub, billing] = await Promise.all([
+      db
+        .selectFrom('recurrence_subscriptions')
+        .select((eb) => eb.fn.min('next_billing_at').as('at'))
+        .where('status', '=', 'Active')
+        .where('next_billing_at', 'is not', null)
+        .executeTakeFirst(),
+      db
+        .selectFrom('recurrence_billings')
+        .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+        .where('next_attempt_at', 'is not', null)
+        .executeTakeFirst(),
+    ]);
+    const times = [sub?.at, billing?.at].filter((t): t is string => typeof t === 'string');
+    if (times.length === 0) return null;
+    return new Date(times.sort()[0]!);
+  }
+
+  async runDue(now: Date): Promise<void> {
+    const at = now.toISOString();
+    for (;;) {
+      const created = await this.createDueBillings(at);
+      const charged = await this.chargeDueBillings(at);
+      if (created === 0 && charged === 0) return;
+    }
+  }
+
+  /** Opens the billing of the next installment of every subscription that fell due. */
+  private async createDueBillings(at: string): Promise<number> {
+    const due = await selectSubscriptionsWithPlan(this.ctx)
+      .where('s.status', '=', 'Active')
+      .where('s.next_billing_at', '<=', at)
+      .orderBy('s.next_billing_at')
+      .orderBy('s.id')
+      .limit(BATCH_SIZE)
+      .execute();
+    if (due.length === 0) return 0;
+    const nowIso = this.ctx.clock.now().toISOString();
+    await this.ctx.db.transaction().execute(async (trx) => {
+      for (const row of due) {
+        const { sub, plan } = splitJoined(row);
+        const dueAt = sub.next_billing_at!;
+        const installment = sub.next_installment;
+        await trx
+          .insertInto('recurrence_billings')
+          .values({
+            id: uuid(),
+            user_name: sub.user_name,
+            subscription_id: sub.id,
+            installment,
+            status: 'Opened',
+            amount: plan.amount,
+            expire_at: dueAt,
+            attempts_made: 0,
+            next_attempt_at: dueAt,
+            last_return_code: null,
+            payment_id: null,
+            created_date: nowIso,
+            modified_date: nowIso,
+          })
+          .onConflict((oc) => oc.columns(['subscription_id', 'installment']).doNothing())
+          .execute();
+        const last = plan.installments > 0 && installment >= plan.installments;
+        await trx
+          .updateTable('recurrence_subscriptions')
+          .set({
+            next_installment: installment + 1,
+            next_billing_at: last ? null : addDaysIso(dueAt, plan.interval_days),
+          })
+          .where('id', '=', sub.id)
+          .where('next_installment', '=', installment)
+          .execute();
+      }
+    });
+    return due.length;
+  }
+
+  /** Charges every billing whose attempt fell due, one at a time through the vault. */
+  private async chargeDueBillings(at: string): Promise<number> {
+    const due = await this.ctx.db
+      .selectFrom('recurrence_billings as b')
+      .innerJoin('recurrence_subscriptions as s', 's.id', 'b.subscription_id')
+      .innerJoin('recurrence_plans as p', 'p.id', 's.plan_id')
+      .select([
+        'b.id',
+        'b.user_name',
+        'b.subscription_id',
+        'b.installment',
+        'b.amount',
+        'b.attempts_made',
+        'b.next_attempt_at',
+        's.status as sub_status',
+        's.vault_id',
+        's.order_number',
+        's.next_billing_at',
+        'p.attempts',
+        'p.installments',
+      ])
+      .where('b.next_attempt_at', '<=', at)
+      .orderBy('b.next_attempt_at')
+      .orderBy('b.id')
+      .limit(BATCH_SIZE)
+      .execute();
+    for (const b of due) {
+      const nowIso = this.ctx.clock.now().toISOString();
+      if (b.sub_status !== 'Active') {
+        await this.finish(b.id, b.next_attempt_at, { status: 'Canceled', at: nowIso });
+        continue;
+      }
+      let result: Awaited<ReturnType<VaultPort['authorize']>>;
+      try {
+        result = await this.vaults.authorize(this.ctx, {
+          userName: b.user_name,
+          vaultId: b.vault_id,
+          amount: toCents(b.amount),
+          referenceTransaction: b.order_number,
+          billingId: b.id,
+        });
+      } catch (err) {
+        this.ctx.logger.error(
+          { err: { message: (err as Error).message }, billingId: b.id },
+          'billing charge failed',
+        );
+        result = { ok: false, reason: 'error', description: 'charge failed' };
+      }
+      const outcome = chargeOutcome(result, b.attempts_made, b.attempts);
+      const attemptsMade = b.attempts_made + 1;
+      if (outcome.status === 'Retry') {
+        const delay = retryDelayDays(attemptsMade, b.attempts)!;
+        await this.ctx.db
+          .updateTable('recurrence_billings')
+          .set({
+            attempts_made: attemptsMade,
+            // From the scheduled instant, so retries keep to whole days after the due date.
+            next_attempt_at: addDaysIso(b.next_attempt_at!, delay),
+            last_return_code: outcome.returnCode,
+            modified_date: nowIso,
+          })
+          .where('id', '=', b.id)
+          .where('next_attempt_at', '=', b.next_attempt_at)
+          .execute();
+        continue;
+      }
+      await this.finish(b.id, b.next_attempt_at, {
+        status: outcome.status,
+        at: nowIso,
+        attemptsMade,
+        paymentId: outcome.status === 'Paid' ? outcome.paymentId : null,
+        returnCode: outcome.status === 'Paid' ? '00' : outcome.returnCode,
+      });
+      if (outcome.status === 'Denied' && outcome.block) {
+        await this.ctx.db
+          .updateTable('recurrence_subscriptions')
+          .set({ status: 'Blocked', blocked_at: nowIso, vault_renewed: 0, modified_date: nowIso })
+          .where('id', '=', b.subscription_id)
+          .where('status', '=', 'Active')
+          .execute();
+      } else if (
+        b.installments > 0 &&
+        b.installment >= b.installments &&
+        b.next_billing_at === null
+      ) {
+        await this.completeIfDone(b.subscription_id, nowIso);
+      }
+    }
+    return due.length;
+  }
+
+  private async finish(
+    id: string,
+    expectedNextAttempt: string | null,
+    f: {
+      status: BillingStatus;
+      at: string;
+      attemptsMade?: number;
+      paymentId?: string | null;
+      returnCode?: string | null;
+    },
+  ): Promise<void> {
+    let q = this.ctx.db
+      .updateTable('recurrence_billings')
+      .set({
+        status: f.status,
+        next_attempt_at: null,
+        modified_date: f.at,
+        ...(f.attemptsMade !== undefined ? { attempts_made: f.attemptsMade } : {}),
+        ...(f.paymentId !== undefined ? { payment_id: f.paymentId } : {}),
+        ...(f.returnCode !== undefined ? { last_return_code: f.returnCode } : {}),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'Opened');
+    if (expectedNextAttempt !== null) q = q.where('next_attempt_at', '=', expectedNextAttempt);
+    await q.execute();
+  }
+
+  /** A subscription whose last installment is settled ends: Canceled by the system. */
+  private async completeIfDone(subscriptionId: string, at: string): Promise<void> {
+    const open = await this.ctx.db
+      .selectFrom('recurrence_billings')
+      .select('id')
+      .where('subscription_id', '=', subscriptionId)
+      .where('status', '=', 'Opened')
+      .executeTakeFirst();
+    if (open) return;
+    await this.ctx.db
+      .updateTable('recurrence_subscriptions')
+      .set({ status: 'Canceled', modified_date: at })
+      .where('id', '=', subscriptionId)
+      .where('status', '=', 'Active')
+      .where('next_billing_at', 'is', null)
+      .execute();
+  }
+}
