@@ -5,21 +5,51 @@ import {
   GatewayNetworkError,
   GatewayProtocolError,
   GatewayTimeoutError,
+  GatewayValidationError,
   gatewayErrorFrom,
+  type GatewayError,
   type GatewayErrorItem,
 } from './errors';
 import {
   APPROVED_RETURN_CODE,
+  BankSlipCreditRowsSchema,
+  BankSlipDetailsSchema,
+  BankSlipRowsSchema,
+  BillingIdResponseSchema,
+  BillingSearchResponseSchema,
+  ConcilInstallmentRowsSchema,
+  ConcilSummaryRowsSchema,
   CreditPaymentResponseSchema,
   Debit3dsPaymentResponseSchema,
+  PlanIdResponseSchema,
+  PlanSchema,
+  PlanSearchResponseSchema,
   PublicKeyResponseSchema,
   RefundListResponseSchema,
+  SubscriptionIdObjectResponseSchema,
+  SubscriptionIdResponseSchema,
+  SubscriptionSchema,
+  SubscriptionSearchResponseSchema,
   VaultResponseSchema,
+  WebhookSubscriptionResponseSchema,
+  type BankSlipCreditDateQuerySchema,
+  type BankSlipDateRangeQuerySchema,
+  type BillingSearchQuerySchema,
+  type ConcilByAuthCodeQuerySchema,
+  type ConcilByCodeQuerySchema,
+  type ConcilDateRangeQuerySchema,
+  type CreatePlanRequest,
+  type CreateSubscriptionRequest,
   type CreditPaymentRequest,
   type Debit3dsPaymentRequest,
+  type PlanSearchQuerySchema,
+  type PlanStatus,
   type RefundListQuerySchema,
+  type SubscriptionSearchQuerySchema,
+  type UpdatePlanRequest,
   type Validate3dsRequest,
   type VaultRequest,
+  type WebhookSubscriptionRequest,
 } from './schemas';
 import { causeCode, TokenManager, type TokenCredentials } from './token-manager';
 
@@ -81,7 +111,29 @@ export type QueryInput<S extends z.ZodType> = {
   [K in keyof z.input<S>]: K extends keyof z.output<S> ? Loosen<z.output<S>[K]> : z.input<S>[K];
 };
 
+/** `accountNumber` is the spec's `long`: pass it as a number or a string of digits. */
+type WithAccount<T> = Omit<T, 'accountNumber'> & { accountNumber: string | number };
+
 export type RefundListParams = QueryInput<typeof RefundListQuerySchema>;
+export type PlanSearchParams = QueryInput<typeof PlanSearchQuerySchema>;
+export type SubscriptionSearchParams = QueryInput<typeof SubscriptionSearchQuerySchema>;
+export type BillingSearchParams = QueryInput<typeof BillingSearchQuerySchema>;
+export type ConcilByCodeParams = WithAccount<QueryInput<typeof ConcilByCodeQuerySchema>>;
+export type ConcilByAuthCodeParams = WithAccount<QueryInput<typeof ConcilByAuthCodeQuerySchema>>;
+export type ConcilDateRangeParams = WithAccount<QueryInput<typeof ConcilDateRangeQuerySchema>>;
+export type BankSlipDateRangeParams = WithAccount<QueryInput<typeof BankSlipDateRangeQuerySchema>>;
+export type BankSlipCreditDateParams = WithAccount<
+  QueryInput<typeof BankSlipCreditDateQuerySchema>
+>;
+export interface BankSlipInformationParams {
+  accountNumber: string | number;
+  /** The slip id; sent as both `id_bill` and `id` (the spec names it both ways). */
+  id: string;
+}
+export interface WebhookAccountParams {
+  accountNumber: string | number;
+}
+export type SetWebhookParams = WebhookAccountParams & WebhookSubscriptionRequest;
 
 interface RequestSpec<S extends z.ZodType> {
   operation: string;
@@ -93,6 +145,8 @@ interface RequestSpec<S extends z.ZodType> {
   schema: S;
   /** Payment answers: a `returnCode` other than `00` is thrown as `GatewayDeclinedError`. */
   declines?: boolean;
+  /** A failure the gateway reports inside a 2xx body (bank slip details). */
+  check?: (data: z.output<S>, status: number) => GatewayError | undefined;
 }
 
 /** Low-level errors that prove the request never left this process. */
@@ -238,6 +292,8 @@ export function createGatewayClient(opts: GatewayClientOptions) {
       }
       const data = parsed.data as z.output<S>;
       if (spec.declines) throwIfDeclined(operation, data, res.status);
+      const failure = spec.check?.(data, res.status);
+      if (failure) throw failure;
       return data;
     } finally {
       clearTimeout(timer);
@@ -337,6 +393,368 @@ export function createGatewayClient(opts: GatewayClientOptions) {
         },
         o,
       ),
+
+    // ---- Recurrence (Gateway API, recurrence credentials) ---------------------------------
+
+    /** `POST /v1/recurrences/plans`: resolves the new plan id. */
+    createPlan: (body: CreatePlanRequest, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'createPlan',
+          family: 'recurrence',
+          method: 'POST',
+          path: '/v1/recurrences/plans',
+          body,
+          schema: PlanIdResponseSchema,
+        },
+        o,
+      ),
+
+    /** `GET /v1/recurrences/plans?name&status&orderBy&page&limit`. */
+    searchPlans: (query: PlanSearchParams = {}, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'searchPlans',
+          family: 'recurrence',
+          method: 'GET',
+          path: '/v1/recurrences/plans',
+          query,
+          schema: PlanSearchResponseSchema,
+        },
+        o,
+      ),
+
+    /** `GET /v1/recurrences/plans/{planId}`. */
+    getPlan: (planId: string, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'getPlan',
+          family: 'recurrence',
+          method: 'GET',
+          path: `/v1/recurrences/plans/${seg(planId)}`,
+          schema: PlanSchema,
+        },
+        o,
+      ),
+
+    /** `POST /v1/recurrences/plans/{planId}`: resolves the plan id. */
+    updatePlan: (input: { planId: string; body: UpdatePlanRequest }, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'updatePlan',
+          family: 'recurrence',
+          method: 'POST',
+          path: `/v1/recurrences/plans/${seg(input.planId)}`,
+          body: input.body,
+          schema: PlanIdResponseSchema,
+        },
+        o,
+      ),
+
+    /** `POST /v1/recurrences/plans/{planId}/status`: resolves the plan id. */
+    setPlanStatus: (input: { planId: string; status: PlanStatus }, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'setPlanStatus',
+          family: 'recurrence',
+          method: 'POST',
+          path: `/v1/recurrences/plans/${seg(input.planId)}/status`,
+          body: { status: input.status },
+          schema: PlanIdResponseSchema,
+        },
+        o,
+      ),
+
+    /** `POST /v1/recurrences/subscriptions`: resolves the new subscription id. */
+    createSubscription: (body: CreateSubscriptionRequest, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'createSubscription',
+          family: 'recurrence',
+          method: 'POST',
+          path: '/v1/recurrences/subscriptions',
+          body,
+          schema: SubscriptionIdResponseSchema,
+        },
+        o,
+      ),
+
+    /** `GET /v1/recurrences/subscriptions?planName&status&orderBy&page&limit`. */
+    searchSubscriptions: (query: SubscriptionSearchParams = {}, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'searchSubscriptions',
+          family: 'recurrence',
+          method: 'GET',
+          path: '/v1/recurrences/subscriptions',
+          query,
+          schema: SubscriptionSearchResponseSchema,
+        },
+        o,
+      ),
+
+    /** `GET /v1/recurrences/subscriptions/{subscriptionId}`. */
+    getSubscription: (subscriptionId: string, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'getSubscription',
+          family: 'recurrence',
+          method: 'GET',
+          path: `/v1/recurrences/subscriptions/${seg(subscriptionId)}`,
+          schema: SubscriptionSchema,
+        },
+        o,
+      ),
+
+    /** `POST /v1/recurrences/subscriptions/{id}/status` (`Actived` or `Canceled`): `{id}`. */
+    setSubscriptionStatus: (
+      input: { subscriptionId: string; status: 'Actived' | 'Canceled' },
+      o?: GatewayCallOptions,
+    ) =>
+      call(
+        {
+          operation: 'setSubscriptionStatus',
+          family: 'recurrence',
+          method: 'POST',
+          path: `/v1/recurrences/subscriptions/${seg(input.subscriptionId)}/status`,
+          body: { status: input.status },
+          schema: SubscriptionIdObjectResponseSchema,
+        },
+        o,
+      ),
+
+    /** `POST /v1/recurrences/subscriptions/{id}/vault`: binds another card; `{id}`. */
+    setSubscriptionVault: (
+      input: { subscriptionId: string; vaultId: string },
+      o?: GatewayCallOptions,
+    ) =>
+      call(
+        {
+          operation: 'setSubscriptionVault',
+          family: 'recurrence',
+          method: 'POST',
+          path: `/v1/recurrences/subscriptions/${seg(input.subscriptionId)}/vault`,
+          body: { vaultId: input.vaultId },
+          schema: SubscriptionIdObjectResponseSchema,
+        },
+        o,
+      ),
+
+    /** `GET /v1/recurrences/billing?mid&status&expirationDateRange…&orderBy&page&limit`. */
+    searchBillings: (query: BillingSearchParams = {}, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'searchBillings',
+          family: 'recurrence',
+          method: 'GET',
+          path: '/v1/recurrences/billing',
+          query,
+          schema: BillingSearchResponseSchema,
+        },
+        o,
+      ),
+
+    /** `POST /v1/recurrences/billing/{billingId}/cancel`: resolves the billing id. */
+    cancelBilling: (billingId: string, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'cancelBilling',
+          family: 'recurrence',
+          method: 'POST',
+          path: `/v1/recurrences/billing/${seg(billingId)}/cancel`,
+          schema: BillingIdResponseSchema,
+        },
+        o,
+      ),
+
+    // ---- Reconciliation (Integration API): POST, query parameters, no body -----------------
+
+    /** `POST /api/transaction/concil/search-by-code?accountNumber&nsu&codAuth`. */
+    searchConcilByCode: (query: ConcilByCodeParams, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'searchConcilByCode',
+          family: 'integration',
+          method: 'POST',
+          path: '/api/transaction/concil/search-by-code',
+          query,
+          schema: ConcilInstallmentRowsSchema,
+        },
+        o,
+      ),
+
+    /** `POST /api/transaction/concil/search-by-auth-code?accountNumber&codAuth&…`. */
+    searchConcilByAuthCode: (query: ConcilByAuthCodeParams, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'searchConcilByAuthCode',
+          family: 'integration',
+          method: 'POST',
+          path: '/api/transaction/concil/search-by-auth-code',
+          query,
+          schema: ConcilInstallmentRowsSchema,
+        },
+        o,
+      ),
+
+    /** `POST /api/transaction/concil/search-by-operation-date`: one summary row per sale. */
+    searchConcilByOperationDate: (query: ConcilDateRangeParams, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'searchConcilByOperationDate',
+          family: 'integration',
+          method: 'POST',
+          path: '/api/transaction/concil/search-by-operation-date',
+          query,
+          schema: ConcilSummaryRowsSchema,
+        },
+        o,
+      ),
+
+    /** `POST /api/transaction/concil/search-by-operation-date-installments`. */
+    searchConcilByOperationDateInstallments: (
+      query: ConcilDateRangeParams,
+      o?: GatewayCallOptions,
+    ) =>
+      call(
+        {
+          operation: 'searchConcilByOperationDateInstallments',
+          family: 'integration',
+          method: 'POST',
+          path: '/api/transaction/concil/search-by-operation-date-installments',
+          query,
+          schema: ConcilInstallmentRowsSchema,
+        },
+        o,
+      ),
+
+    /** `POST /api/transaction/concil/search-by-payment-date`. */
+    searchConcilByPaymentDate: (query: ConcilDateRangeParams, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'searchConcilByPaymentDate',
+          family: 'integration',
+          method: 'POST',
+          path: '/api/transaction/concil/search-by-payment-date',
+          query,
+          schema: ConcilInstallmentRowsSchema,
+        },
+        o,
+      ),
+
+    // ---- Bank slips (Integration API) -------------------------------------------------------
+
+    /** `GET /api/billissuer/list/by/due-date`. */
+    listBankSlipsByDueDate: (query: BankSlipDateRangeParams, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'listBankSlipsByDueDate',
+          family: 'integration',
+          method: 'GET',
+          path: '/api/billissuer/list/by/due-date',
+          query,
+          schema: BankSlipRowsSchema,
+        },
+        o,
+      ),
+
+    /** `GET /api/billissuer/list/by/payment-date` (paid slips only). */
+    listBankSlipsByPaymentDate: (query: BankSlipDateRangeParams, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'listBankSlipsByPaymentDate',
+          family: 'integration',
+          method: 'GET',
+          path: '/api/billissuer/list/by/payment-date',
+          query,
+          schema: BankSlipRowsSchema,
+        },
+        o,
+      ),
+
+    /** `GET /api/billissuer/list/by/credit-date` (PascalCase rows). */
+    listBankSlipsByCreditDate: (query: BankSlipCreditDateParams, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'listBankSlipsByCreditDate',
+          family: 'integration',
+          method: 'GET',
+          path: '/api/billissuer/list/by/credit-date',
+          query,
+          schema: BankSlipCreditRowsSchema,
+        },
+        o,
+      ),
+
+    /**
+     * `GET /api/billissuer/information?accountNumber&id_bill` (also sends `id`). A 2xx with
+     * `success: false` throws `GatewayValidationError` with the gateway's `message`.
+     */
+    getBankSlip: (input: BankSlipInformationParams, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'getBankSlip',
+          family: 'integration',
+          method: 'GET',
+          path: '/api/billissuer/information',
+          query: { accountNumber: input.accountNumber, id_bill: input.id, id: input.id },
+          schema: BankSlipDetailsSchema,
+          check: (d, status) =>
+            d.success
+              ? undefined
+              : new GatewayValidationError({
+                  status,
+                  operation: 'getBankSlip',
+                  items: [{ tag: '', description: d.message || 'the gateway refused the request' }],
+                }),
+        },
+        o,
+      ),
+
+    // ---- Webhooks (Integration API) ---------------------------------------------------------
+
+    /** `POST /api/webhooks/subscriptions?accountNumber` with `{url, basicAuth}`: `{url}`. */
+    setWebhook: (input: SetWebhookParams, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'setWebhook',
+          family: 'integration',
+          method: 'POST',
+          path: '/api/webhooks/subscriptions',
+          query: { accountNumber: input.accountNumber },
+          body: { url: input.url, basicAuth: input.basicAuth },
+          schema: WebhookSubscriptionResponseSchema,
+        },
+        o,
+      ),
+
+    /** `GET /api/webhooks/subscriptions?accountNumber`: the registered `{url}`. */
+    getWebhook: (input: WebhookAccountParams, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'getWebhook',
+          family: 'integration',
+          method: 'GET',
+          path: '/api/webhooks/subscriptions',
+          query: { accountNumber: input.accountNumber },
+          schema: WebhookSubscriptionResponseSchema,
+        },
+        o,
+      ),
+
+    /** `DELETE /api/webhooks/subscriptions?accountNumber`: notifications stop; `{url}`. */
+    deleteWebhook: (input: WebhookAccountParams, o?: GatewayCallOptions) =>
+      call(
+        {
+          operation: 'deleteWebhook',
+          family: 'integration',
+          method: 'DELETE',
+          path: '/api/webhooks/subscriptions',
+          query: { accountNumber: input.accountNumber },
+          schema: WebhookSubscriptionResponseSchema,
+        },
+        o,
+      ),
   };
 }
 
@@ -382,6 +800,11 @@ export function queryString(query: Record<string, QueryValue> | undefined): stri
   }
   const s = params.toString();
   return s ? `?${s}` : '';
+}
+
+/** One path segment, percent-encoded (ids never change the path's shape). */
+function seg(id: string): string {
+  return encodeURIComponent(id);
 }
 
 function trimSlash(url: string): string {

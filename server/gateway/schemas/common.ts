@@ -90,3 +90,49 @@ export const queryInt = (opts: { min?: number; max?: number } = {}) =>
 export const ErrorItemSchema = z.object({ tag: z.string(), description: z.string() });
 export const ErrorBodySchema = z.array(ErrorItemSchema);
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/**
+ * A datetime in an answer: ISO 8601 with an offset, or without one (local time), which
+ * gateways built on .NET commonly send. Used for response fields only; requests use
+ * `isoDateTime`.
+ */
+export const respDateTime = z
+  .string()
+  .datetime({ offset: true, local: true, error: 'must be an ISO 8601 datetime' });
+
+/** A field the spec types "datetime" but formats "YYYY-MM-DD": either form is accepted. */
+export const dateOrDateTime = z.union([isoDate, respDateTime], {
+  error: 'must be a date YYYY-MM-DD or an ISO 8601 datetime',
+});
+
+/** A number that may arrive as a numeric string (answers of the Integration API). */
+export const looseNumber = z.preprocess(
+  (v) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v),
+  z.number({ error: 'must be a number' }),
+);
+
+/** An integer that may arrive as a string of digits. */
+export const looseInt = z.preprocess(
+  (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
+  z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }),
+);
+
+/** The spec's `long` in a query string: 1 to 18 digits, kept as a string (no precision loss). */
+export const queryLong = z
+  .string({ error: 'is required' })
+  .regex(/^\d{1,18}$/, { error: 'must be a whole number of at most 18 digits' });
+
+/** A date YYYY-MM-DD in a query string. */
+export const queryDate = z
+  .string({ error: 'is required' })
+  .max(10, { error: 'must be a date YYYY-MM-DD' })
+  .refine(isCalendarDate, { error: 'must be a date YYYY-MM-DD' });
+
+/** The search envelope of plans, subscriptions and billings. */
+export const searchEnvelope = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+  });

@@ -3,3 +3,7 @@ export * from './auth';
 export * from './keys';
 export * from './payments';
 export * from './refunds';
+export * from './recurrence';
+export * from './reconciliation';
+export * from './bank-slips';
+export * from './webhooks';

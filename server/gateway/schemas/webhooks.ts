@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { respDateTime } from './common';
+
+/*
+ * Webhook management and notifications (spec: Integration API, "Webhook management";
+ * resources "Webhook subscription", "Webhook notification"; Events).
+ *
+ * Where the spec is silent or loose, what we accept:
+ * - `url` "must be valid and reachable": an absolute http or https URL of at most 2048
+ *   characters (reachability is the gateway's to check).
+ * - `basicAuth` is "Base64 of username:password": required, canonical Base64 whose decoded
+ *   text contains a colon, at most 1024 characters.
+ * - `accountNumber` is a "string" here but a `long` elsewhere: 1 to 18 digits.
+ * - Notification `oldValue` may be absent or null for the first status of a transaction;
+ *   `type`'s values are "not shown", so any non-empty string. Unknown extra fields are
+ *   dropped, not refused, so a gateway that adds fields does not break the receiver.
+ */
+
+/** Query of the three webhook operations. */
+export const WebhookAccountQuerySchema = z.object({
+  accountNumber: z
+    .string({ error: 'is required' })
+    .regex(/^\d{1,18}$/, { error: 'must be a whole number of at most 18 digits' }),
+});
+export type WebhookAccountQuery = z.infer<typeof WebhookAccountQuerySchema>;
+
+export const absoluteHttpUrl = z
+  .string({ error: 'is required' })
+  .max(2048, { error: 'must be at most 2048 characters' })
+  .refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+      } catch {
+        return false;
+      }
+    },
+    { error: 'must be an absolute http or https URL' },
+  );
+
+export const basicAuthValue = z
+  .string({ error: 'is required' })
+  .min(1, { error: 'is required' })
+  .max(1024, { error: 'must be at most 1024 characters' })
+  .refine(
+    (v) =>
+      /^[A-Za-z0-9+/]+={0,2}$/.test(v) &&
+      v.length % 4 === 0 &&
+      Buffer.from(v, 'base64').toString('utf8').includes(':'),
+    { error: 'must be the Base64 of username:password' },
+  );
+
+/** Body of `POST /api/webhooks/subscriptions?accountNumber`. */
+export const WebhookSubscriptionRequestSchema = z.object({
+  url: absoluteHttpUrl,
+  basicAuth: basicAuthValue,
+});
+export type WebhookSubscriptionRequest = z.input<typeof WebhookSubscriptionRequestSchema>;
+
+/** Answer of the three webhook operations: the registered (or removed) URL. */
+export const WebhookSubscriptionResponseSchema = z.object({ url: z.string() });
+export type WebhookSubscriptionResponse = z.infer<typeof WebhookSubscriptionResponseSchema>;
+
+/** The transaction statuses notifications speak of (spec: Events). */
+export const TRANSACTION_STATUSES = ['Authorized', 'Canceled', 'Blocked', 'Paid'] as const;
+
+/** A conciliation notification, as POSTed by the gateway to the registered URL. */
+export const WebhookNotificationSchema = z.object({
+  movementId: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }),
+  nsu: z
+    .string()
+    .min(1, { error: 'is required' })
+    .max(100, { error: 'must be at most 100 characters' }),
+  codAuth: z.string().max(30, { error: 'must be at most 30 characters' }),
+  installmentNumber: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }),
+  moment: respDateTime,
+  type: z.string().min(1, { error: 'is required' }),
+  oldValue: z.string().nullish(),
+  newValue: z.string(),
+});
+export type WebhookNotification = z.infer<typeof WebhookNotificationSchema>;
