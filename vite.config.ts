@@ -1,0 +1,105 @@
+/**
+ * Widget builds (DESIGN §4, "Build output"). Two independent library builds, so neither can
+ * share a chunk with the other:
+ *  - host  `widget/host/index.ts`  → `dist/widget/card-checkout.js` (one ES module, no chunks,
+ *    no dependencies), a content-hashed copy and `manifest.json` with its SRI hash;
+ *  - frame `widget/frame/index.ts` → `dist/frame/card-form.js` (Lit bundled in).
+ * `vite build` runs the host build from this config; a plugin runs the frame build after it.
+ * `buildWidget(outRoot)` runs both into another folder (the budget test uses a temp dir).
+ */
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { InlineConfig, Plugin, UserConfig } from 'vite';
+import { build, defineConfig } from 'vite';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+export const HOST_FILE = 'card-checkout.js';
+export const FRAME_FILE = 'card-form.js';
+
+export interface WidgetManifest {
+  file: string;
+  hashedFile: string;
+  integrity: string;
+}
+
+/** Writes `card-checkout.<hash>.js` and `manifest.json` from the final host file on disk. */
+function hostManifestPlugin(outDir: string): Plugin {
+  return {
+    name: 'card-checkout:manifest',
+    apply: 'build',
+    async writeBundle() {
+      const code = await readFile(join(outDir, HOST_FILE));
+      const hash = createHash('sha256').update(code).digest('hex').slice(0, 10);
+      const hashedFile = HOST_FILE.replace(/\.js$/, `.${hash}.js`);
+      await writeFile(join(outDir, hashedFile), code);
+      const manifest: WidgetManifest = {
+        file: HOST_FILE,
+        hashedFile,
+        integrity: `sha384-${createHash('sha384').update(code).digest('base64')}`,
+      };
+      await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    },
+  };
+}
+
+function libraryConfig(entry: string, outDir: string, fileName: string): UserConfig {
+  return {
+    root,
+    // Always the production build of Lit, even when NODE_ENV says otherwise (vitest sets 'test').
+    mode: 'production',
+    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+    resolve: { conditions: ['module', 'browser', 'production'] },
+    logLevel: 'warn',
+    publicDir: false,
+    build: {
+      outDir,
+      emptyOutDir: true,
+      target: 'es2022',
+      minify: true,
+      sourcemap: false,
+      copyPublicDir: false,
+      reportCompressedSize: false,
+      lib: { entry: resolve(root, entry), formats: ['es'], fileName: () => fileName },
+      rolldownOptions: { output: { codeSplitting: false, minify: true } },
+    },
+  };
+}
+
+export function hostConfig(outRoot = resolve(root, 'dist')): InlineConfig {
+  const outDir = join(outRoot, 'widget');
+  const config = libraryConfig('widget/host/index.ts', outDir, HOST_FILE);
+  return { ...config, configFile: false, plugins: [hostManifestPlugin(outDir)] };
+}
+
+export function frameConfig(outRoot = resolve(root, 'dist')): InlineConfig {
+  return {
+    ...libraryConfig('widget/frame/index.ts', join(outRoot, 'frame'), FRAME_FILE),
+    configFile: false,
+  };
+}
+
+/** Both builds, one after the other. */
+export async function buildWidget(outRoot?: string): Promise<void> {
+  await build(hostConfig(outRoot));
+  await build(frameConfig(outRoot));
+}
+
+export default defineConfig(() => {
+  const host = hostConfig();
+  return {
+    ...host,
+    plugins: [
+      ...(host.plugins ?? []),
+      {
+        name: 'card-checkout:frame-build',
+        apply: 'build',
+        async closeBundle() {
+          await build(frameConfig());
+        },
+      } satisfies Plugin,
+    ],
+  };
+});

@@ -1,0 +1,90 @@
+/**
+ * The frame's client of the BFF checkout API (same origin). Every call carries the client
+ * secret as a Bearer token, never in a URL. Expected failures come back as values.
+ */
+import type {
+  ChallengeCancelBody,
+  ChallengeCompleteBody,
+  PayBody,
+  PayResult,
+  PublicSession,
+} from '../../server/bff/checkout-api';
+
+export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; body: unknown };
+
+export interface CheckoutApi {
+  session(): Promise<ApiResult<PublicSession>>;
+  publicKey(): Promise<ApiResult<{ key: string }>>;
+  pay(body: PayBody, idempotencyKey: string): Promise<ApiResult<PayResult>>;
+  completeChallenge(
+    body: ChallengeCompleteBody,
+    idempotencyKey: string,
+  ): Promise<ApiResult<PayResult>>;
+  cancelChallenge(body: ChallengeCancelBody): Promise<ApiResult<PayResult>>;
+}
+
+export function createCheckoutApi(
+  clientSecret: string,
+  base = '/checkout/api',
+  fetchFn: typeof fetch = (...args) => fetch(...args),
+): CheckoutApi {
+  async function call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    idempotencyKey?: string,
+  ): Promise<ApiResult<T>> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${clientSecret}`,
+      accept: 'application/json',
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+    let res: Response;
+    try {
+      res = await fetchFn(`${base}${path}`, {
+        method,
+        headers,
+        credentials: 'omit',
+        cache: 'no-store',
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch {
+      return { ok: false, status: 0, body: null };
+    }
+    let json: unknown = null;
+    try {
+      json = await res.json();
+    } catch {
+      json = null;
+    }
+    return res.ok ? { ok: true, data: json as T } : { ok: false, status: res.status, body: json };
+  }
+
+  return {
+    session: () => call('GET', '/session'),
+    publicKey: () => call('GET', '/public-key'),
+    pay: (body, key) => call('POST', '/pay', body, key),
+    completeChallenge: (body, key) => call('POST', '/challenge/complete', body, key),
+    cancelChallenge: (body) => call('POST', '/challenge/cancel', body),
+  };
+}
+
+/** A BFF answer that is a PayResult, whatever the HTTP status it came with. */
+export function asPayResult(v: unknown): PayResult | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const r = v as Record<string, unknown>;
+  if (r.status === 'succeeded' && typeof r.payment === 'object' && r.payment !== null) {
+    return v as PayResult;
+  }
+  if (
+    r.status === 'challenge' &&
+    typeof r.challengeId === 'string' &&
+    typeof r.challengeUrl === 'string'
+  ) {
+    return v as PayResult;
+  }
+  if (r.status === 'failed' && typeof r.error === 'object' && r.error !== null)
+    return v as PayResult;
+  return null;
+}

@@ -1,0 +1,157 @@
+import { css } from 'lit';
+
+export const cardFormStyles = css`
+  :host {
+    --accent: var(--checkout-accent-color, #0b57d0);
+    --accent-text: var(--checkout-accent-text-color, #ffffff);
+    --bg: var(--checkout-background-color, #ffffff);
+    --text: var(--checkout-text-color, #1a1a1a);
+    --muted: var(--checkout-muted-color, #5f6368);
+    --border: var(--checkout-border-color, #767676);
+    --error: var(--checkout-error-color, #b3261e);
+    --focus: var(--checkout-focus-color, var(--accent));
+    --radius: var(--checkout-radius, 6px);
+    --space: var(--checkout-spacing, 12px);
+    display: block;
+    box-sizing: border-box;
+    padding: 4px;
+    background: var(--bg);
+    color: var(--text);
+    font-family: var(
+      --checkout-font-family,
+      system-ui,
+      -apple-system,
+      'Segoe UI',
+      Roboto,
+      sans-serif
+    );
+    font-size: var(--checkout-font-size, 16px);
+    line-height: 1.4;
+  }
+  * {
+    box-sizing: border-box;
+  }
+  form {
+    display: grid;
+    gap: var(--space);
+  }
+  .row {
+    display: grid;
+    grid-template-columns: 1fr 1fr;
+    gap: var(--space);
+  }
+  .field {
+    display: grid;
+    gap: 4px;
+    min-width: 0;
+  }
+  label,
+  legend {
+    font-weight: 600;
+    font-size: 0.875em;
+  }
+  .label {
+    display: flex;
+    justify-content: space-between;
+    gap: 8px;
+  }
+  .hint,
+  .brand {
+    color: var(--muted);
+    font-size: 0.8125em;
+    font-weight: 400;
+  }
+  .brand {
+    font-weight: 600;
+  }
+  input,
+  select {
+    width: 100%;
+    min-height: 44px;
+    padding: 8px 12px;
+    border: 1px solid var(--border);
+    border-radius: var(--radius);
+    background: var(--bg);
+    color: var(--text);
+    font: inherit;
+  }
+  input:focus-visible,
+  select:focus-visible,
+  button:focus-visible,
+  .methods input:focus-visible + span {
+    outline: 2px solid var(--focus);
+    outline-offset: 2px;
+  }
+  [aria-invalid='true'] {
+    border-color: var(--error);
+    border-width: 2px;
+  }
+  .error {
+    margin: 0;
+    color: var(--error);
+    font-size: 0.875em;
+  }
+  .error:empty {
+    display: none;
+  }
+  fieldset {
+    margin: 0;
+    padding: 0;
+    border: 0;
+    display: grid;
+    gap: 4px;
+  }
+  .methods {
+    display: flex;
+    gap: var(--space);
+  }
+  .methods label {
+    display: flex;
+    align-items: center;
+    gap: 8px;
+    min-height: 44px;
+    font-weight: 400;
+    font-size: 1em;
+    cursor: pointer;
+  }
+  .methods input {
+    width: 20px;
+    min-height: 20px;
+    height: 20px;
+    accent-color: var(--accent);
+  }
+  button {
+    min-height: 48px;
+    padding: 12px 16px;
+    border: 0;
+    border-radius: var(--radius);
+    background: var(--accent);
+    color: var(--accent-text);
+    font: inherit;
+    font-weight: 600;
+    cursor: pointer;
+  }
+  button[disabled] {
+    cursor: progress;
+    opacity: 0.8;
+  }
+  .notice {
+    margin: 0;
+    padding: 12px;
+    border-radius: var(--radius);
+    border: 1px solid currentColor;
+  }
+  .notice:empty {
+    display: none;
+  }
+  .notice.failure {
+    color: var(--error);
+  }
+  .done h2 {
+    margin: 0 0 4px;
+    font-size: 1.25em;
+  }
+  .done p {
+    margin: 0;
+  }
+`;
