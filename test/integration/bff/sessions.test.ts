@@ -238,3 +238,36 @@ describe('static bundles and health', () => {
     expect(t.logs.some((l) => l.includes('"requestId":"req-abc-123"'))).toBe(true);
   });
 });
+
+describe('readiness', () => {
+  it('readyz checks the store and a gateway call with a token', async () => {
+    const res = await t.request('GET', '/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok', gateway: 'ok' } });
+  });
+
+  it('readyz answers 503 naming the gateway when its credentials are refused', async () => {
+    const { createGatewayClient } = await import('../../../server/gateway/client');
+    const broken = await startBff({
+      sandbox: t.sandbox,
+      deps: {
+        gateway: createGatewayClient({
+          gatewayBaseUrl: t.sandbox.url,
+          credentials: { gateway: { userName: 'sandbox', password: 'wrong' } },
+        }),
+      },
+    });
+    try {
+      const res = await broken.request('GET', '/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({
+        status: 'not_ready',
+        checks: { database: 'ok', gateway: 'failing' },
+      });
+      const logs = broken.logs.join('\n');
+      expect(logs).not.toContain('"wrong"');
+    } finally {
+      await broken.close();
+    }
+  });
+});

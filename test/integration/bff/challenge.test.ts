@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PayResult } from '../../../server/bff/checkout-api';
+import {
+  MERCHANT_ORIGIN,
+  MERCHANT_SECRET,
+  postForm,
+  readForm,
+  startBff,
+  type HttpAnswer,
+  type TestBff,
+} from '../../support/bff';
+
+let t: TestBff;
+beforeAll(async () => {
+  t = await startBff({ config: { payRateLimitPerMinute: 10_000 } });
+});
+afterAll(() => t.close());
+
+type Challenge = Extract<PayResult, { status: 'challenge' }>;
+
+async function startChallenge(card = '4000000000002503') {
+  const s = await t.createSession({ amount: 7_500 });
+  const res = await t.pay(
+    s.clientSecret,
+    await t.payBody(s.clientSecret, card, { challengeWindowSize: '02' }),
+  );
+  expect(res.status).toBe(200);
+  const challenge = res.body as Challenge;
+  expect(challenge.status).toBe('challenge');
+  return { s, challenge };
+}
+
+/** Launcher page → ACS → OTP → the ACS answer form aimed at the TermUrl. */
+async function answerAtAcs(challengeUrl: string, otp: string) {
+  const launcher = await fetch(challengeUrl);
+  const launcherForm = readForm(await launcher.text(), challengeUrl);
+  const otpPage = await postForm(launcherForm.action, launcherForm.fields);
+  expect(otpPage.status).toBe(200);
+  const otpForm = readForm(otpPage.text, launcherForm.action);
+  const answer = await postForm(otpForm.action, { ...otpForm.fields, otp, action: 'submit' });
+  return readForm(answer.text, otpForm.action);
+}
+
+async function sessionStatus(id: string): Promise<string> {
+  const res = await t.request('GET', `/v1/checkout-sessions/${id}`, {
+    headers: { authorization: `Bearer ${MERCHANT_SECRET}` },
+  });
+  return (res.body as { status: string }).status;
+}
+
+describe('3DS challenge', () => {
+  it('pay → launcher → ACS OTP 1234 → TermUrl → complete with a fresh ciphertext → succeeded', async () => {
+    const { s, challenge } = await startChallenge();
+    expect(challenge.windowSize).toBe('02');
+    expect(challenge.challengeUrl).toBe(`${t.url}/checkout/challenge/${challenge.challengeId}`);
+    expect(await sessionStatus(s.id)).toBe('challenge');
+
+    // The launcher page: a form to the ACS, auto-posted by a nonce'd script, a noscript button.
+    const launcher = await t.request('GET', new URL(challenge.challengeUrl).pathname);
+    expect(launcher.status).toBe(200);
+    const csp = launcher.headers.get('content-security-policy') ?? '';
+    const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(csp).toContain(`frame-ancestors ${MERCHANT_ORIGIN}`);
+    expect(csp).toContain(`form-action ${t.sandbox.url}`);
+    expect(launcher.text).toContain(`<script nonce="${nonce}">`);
+    expect(launcher.text).toMatch(/<noscript><button type="submit">/);
+    const form = readForm(launcher.text, t.url);
+    expect(form.action).toBe(`${t.sandbox.url}/acs/challenge`);
+    expect(Object.keys(form.fields).sort()).toEqual(['MD', 'PaReq', 'TermUrl']);
+    expect(form.fields.TermUrl).toBe(`${t.url}/checkout/challenge/${challenge.challengeId}/return`);
+
+    const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
+    expect(acsAnswer.action).toBe(form.fields.TermUrl);
+    expect(acsAnswer.fields.MD).toBe(form.fields.MD);
+
+    const term = await postForm(acsAnswer.action, acsAnswer.fields);
+    expect(term.status).toBe(200);
+    const termCsp = term.headers.get('content-security-policy') ?? '';
+    const termNonce = /script-src 'nonce-([^']+)'/.exec(termCsp)?.[1];
+    expect(term.text).toContain(`<script nonce="${termNonce}">`);
+    expect(term.text).toContain(
+      `window.parent.postMessage({"type":"challenge-answered","challengeId":"${challenge.challengeId}"}, "${MERCHANT_ORIGIN}")`,
+    );
+
+    // The ACS posting the same answer again is refused.
+    const replay = await postForm(acsAnswer.action, acsAnswer.fields);
+    expect(replay.status).toBe(409);
+    expect(replay.text).not.toContain('postMessage');
+
+    const completeBody = {
+      challengeId: challenge.challengeId,
+      encryptedCard: await t.encryptCard(s.clientSecret, '4000000000002503'),
+    };
+    const done = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+      body: completeBody,
+      headers: { 'idempotency-key': 'idem-complete-0001' },
+    });
+    expect(done.status).toBe(200);
+    const replayed = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+      body: completeBody,
+      headers: { 'idempotency-key': 'idem-complete-0001' },
+    });
+    expect(replayed.body).toEqual(done.body);
+    expect(done.body).toMatchObject({
+      status: 'succeeded',
+      payment: { amount: 7_500, method: 'debit', installments: 1 },
+    });
+    expect(await sessionStatus(s.id)).toBe('succeeded');
+
+    // Without its key, a second complete finds the challenge ended.
+    const again = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+      body: {
+        challengeId: challenge.challengeId,
+        encryptedCard: await t.encryptCard(s.clientSecret, '4000000000002503'),
+      },
+    });
+    expect(again.status).toBe(409);
+    // The PaRes is not kept once used.
+    const row = await t.bff.ctx.db
+      .selectFrom('challenges')
+      .select(['status', 'pares'])
+      .where('id', '=', challenge.challengeId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'completed', pares: null });
+  });
+
+  it('a wrong OTP makes the validate call fail: three_ds_failed, retryable', async () => {
+    const { s, challenge } = await startChallenge();
+    // Three wrong codes exhaust the ACS; its answer then is a failure.
+    let acsAnswer: { action: string; fields: Record<string, string> } | undefined;
+    const launcher = await fetch(challenge.challengeUrl);
+    const lf = readForm(await launcher.text(), challenge.challengeUrl);
+    let page: HttpAnswer = await postForm(lf.action, lf.fields);
+    for (let i = 0; i < 5 && !acsAnswer; i++) {
+      const f = readForm(page.text, lf.action);
+      if (f.fields.PaRes !== undefined) acsAnswer = f;
+      else page = await postForm(f.action, { ...f.fields, otp: '0000', action: 'submit' });
+    }
+    expect(acsAnswer).toBeDefined();
+    expect((await postForm(acsAnswer!.action, acsAnswer!.fields)).status).toBe(200);
+    const done = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+      body: {
+        challengeId: challenge.challengeId,
+        encryptedCard: await t.encryptCard(s.clientSecret, '4000000000002503'),
+      },
+    });
+    expect(done.body).toEqual({
+      status: 'failed',
+      error: { code: 'three_ds_failed', retryable: true },
+      attemptsLeft: 2,
+    });
+    expect(await sessionStatus(s.id)).toBe('open');
+  });
+
+  it('refuses a TermUrl post with a wrong MD, and complete before an answer', async () => {
+    const { s, challenge } = await startChallenge();
+    const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
+    const early = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+      body: { challengeId: challenge.challengeId, encryptedCard: 'x' },
+    });
+    expect(early.status).toBe(409);
+    const wrong = await postForm(acsAnswer.action, { ...acsAnswer.fields, MD: 'f'.repeat(40) });
+    expect(wrong.status).toBe(403);
+    const missing = await postForm(acsAnswer.action, { MD: acsAnswer.fields.MD! });
+    expect(missing.status).toBe(400);
+    const json = await t.request('POST', new URL(acsAnswer.action).pathname, {
+      body: acsAnswer.fields,
+    });
+    expect(json.status).toBe(415);
+    // The right answer is still accepted after the refused ones.
+    expect((await postForm(acsAnswer.action, acsAnswer.fields)).status).toBe(200);
+  });
+
+  it('cancel: challenge_canceled, retryable, the session open again', async () => {
+    const { s, challenge } = await startChallenge();
+    const res = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/cancel', {
+      body: { challengeId: challenge.challengeId, reason: 'closed' },
+    });
+    expect(res.body).toEqual({
+      status: 'failed',
+      error: { code: 'challenge_canceled', retryable: true },
+      attemptsLeft: 2,
+    });
+    expect(await sessionStatus(s.id)).toBe('open');
+    const launcher = await t.request('GET', new URL(challenge.challengeUrl).pathname);
+    expect(launcher.status).toBe(410);
+    // Another session's secret cannot touch this challenge.
+    const other = await t.createSession();
+    const foreign = await t.frame(other.clientSecret, 'POST', '/checkout/api/challenge/cancel', {
+      body: { challengeId: challenge.challengeId },
+    });
+    expect(foreign.status).toBe(404);
+  });
+
+  it('a challenge left past 10 minutes times out; the session takes a new payment', async () => {
+    const { s, challenge } = await startChallenge();
+    t.clock.advance(10 * 60_000 + 1000);
+    const pub = await t.frame(s.clientSecret, 'GET', '/checkout/api/session');
+    expect(pub.body).toMatchObject({ status: 'open', attemptsLeft: 2 });
+    const done = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+      body: { challengeId: challenge.challengeId, encryptedCard: 'x' },
+    });
+    expect(done.body).toMatchObject({ status: 'failed', error: { code: 'challenge_timeout' } });
+    const ok = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
+    expect((ok.body as PayResult).status).toBe('succeeded');
+  });
+
+  it('logs hold no PaRes, MD or ciphertext', async () => {
+    const { challenge } = await startChallenge();
+    const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
+    await postForm(acsAnswer.action, acsAnswer.fields);
+    const all = t.logs.join('\n');
+    expect(all).toContain(challenge.challengeId);
+    expect(all).not.toContain(acsAnswer.fields.PaRes!);
+    expect(all).not.toContain(acsAnswer.fields.MD!);
+    expect(all).not.toContain('4000000000002503');
+  });
+});
