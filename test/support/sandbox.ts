@@ -30,12 +30,15 @@ export async function startSandbox(
   const { db, close: closeDb } = await openDb<SandboxDb>({ url: opts.dbUrl ?? ':memory:' });
   const clock = opts.deps?.clock ?? new OffsetClock();
   // The public URL must be known before listening, so bind first through a holder.
-  const holder: { fetch: (req: Request) => Response | Promise<Response> } = {
+  // The Node bindings (`env.incoming`) pass through so faults can drop the connection.
+  const holder: { fetch: (req: Request, env?: unknown) => Response | Promise<Response> } = {
     fetch: () => new Response('starting', { status: 503 }),
   };
-  const server = await listen({ fetch: (req: Request) => holder.fetch(req) } as never);
+  const server = await listen({
+    fetch: (req: Request, env?: unknown) => holder.fetch(req, env),
+  } as never);
   const sandbox = await createSandboxApp({ db, publicUrl: server.url, clock, ...opts.deps });
-  holder.fetch = (req) => sandbox.app.fetch(req);
+  holder.fetch = (req, env) => sandbox.app.fetch(req, env);
   const tokens = new Map<string, string>();
 
   const token = async (family: 'gateway' | 'integration' = 'gateway') => {

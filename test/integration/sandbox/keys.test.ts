@@ -1,0 +1,104 @@
+import { createPublicKey, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../support/sandbox';
+import { creditBody, encryptCard, expectFieldError } from './payment-helpers';
+
+const dir = mkdtempSync(join(tmpdir(), 'sandbox-keys-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('GET /v1/cards/public-key', () => {
+  it('makes one RSA-2048 SPKI key per client, also under concurrent first requests', async () => {
+    const sb = await startSandbox();
+    try {
+      const answers = await Promise.all(
+        [1, 2, 3, 4].map(() => sb.call('GET', '/v1/cards/public-key')),
+      );
+      const keys = new Set(answers.map((a) => (a.body as { key: string }).key));
+      expect(answers.every((a) => a.status === 200)).toBe(true);
+      expect(keys.size).toBe(1);
+      const [pem] = [...keys];
+      expect(pem).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+      const key = createPublicKey(pem!);
+      expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
+      // Reset keeps the key.
+      await sb.call('POST', '/__sandbox/reset', { token: null });
+      const again = await sb.call('GET', '/v1/cards/public-key', { token: await sb.token() });
+      expect((again.body as { key: string }).key).toBe(pem);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('keeps the key across restarts, wrapped under a 0600 KEK file, never in plaintext', async () => {
+    const file = join(dir, 'a.sqlite');
+    const first = await startSandbox({ dbUrl: file });
+    const pem = (await first.call('GET', '/v1/cards/public-key')).body as { key: string };
+    await first.close();
+    expect(statSync(`${file}.kek`).mode & 0o777).toBe(0o600);
+
+    const second = await startSandbox({ dbUrl: file });
+    try {
+      expect(((await second.call('GET', '/v1/cards/public-key')).body as { key: string }).key).toBe(
+        pem.key,
+      );
+      // A card encrypted with the key is accepted after the restart.
+      const encryptedCard = encryptCard(
+        pem.key,
+        { number: '4000000000002701' },
+        { timestamp: second.clock.now().getTime() },
+      );
+      const paid = await second.call('POST', '/v1/payments', {
+        body: creditBody({ cardholderName: 'A', encryptedCard }),
+      });
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    } finally {
+      await second.close();
+    }
+    const db = new SQLite(file, { readonly: true });
+    const row = db.prepare('select * from card_keys').get() as Record<string, string>;
+    db.close();
+    expect(row.wrapped_private).toMatch(/^v1\./);
+    expect(JSON.stringify(row)).not.toContain('PRIVATE KEY');
+  });
+
+  it('answers 400 when the key cannot be recovered (another KEK)', async () => {
+    const file = join(dir, 'b.sqlite');
+    const first = await startSandbox({ dbUrl: file, deps: { kek: randomBytes(32) } });
+    await first.call('GET', '/v1/cards/public-key');
+    await first.close();
+    const second = await startSandbox({ dbUrl: file, deps: { kek: randomBytes(32) } });
+    try {
+      expectFieldError(await second.call('GET', '/v1/cards/public-key'), 400, 'key');
+      const res = await second.call('POST', '/v1/payments', {
+        body: creditBody({
+          cardholderName: 'A',
+          encryptedCard: Buffer.alloc(256, 7).toString('base64'),
+        }),
+      });
+      expectFieldError(res, 400, 'cardInfo.encryptedCard');
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses an encrypted card before any key was issued', async () => {
+    const sb = await startSandbox();
+    try {
+      const res = await sb.call('POST', '/v1/payments', {
+        body: creditBody({
+          cardholderName: 'A',
+          encryptedCard: Buffer.alloc(256, 7).toString('base64'),
+        }),
+      });
+      expect(expectFieldError(res, 400, 'cardInfo.encryptedCard')[0]!.description).toContain(
+        'public-key',
+      );
+    } finally {
+      await sb.close();
+    }
+  });
+});
