@@ -1,9 +1,15 @@
 import type { FailureCode } from '../checkout-api';
 
+export interface DeclinedIds {
+  paymentId: string;
+  authorizationCode: string | null;
+  nsu: string | null;
+}
+
 /** What a failed gateway call means for the session, independent of the error class. */
 export type GatewayFailure =
-  /** An answered authorization with a decline code. */
-  | { kind: 'declined'; returnCode: string }
+  /** An answered authorization with a decline code (and its ids, when the answer had them). */
+  | { kind: 'declined'; returnCode: string; ids?: DeclinedIds }
   /** `400 [{tag: "3DS Fail"}]`: authentication failed. */
   | { kind: 'three_ds_failed' }
   /** Another 4xx: the gateway refused the request (bad or stale ciphertext, …). */
@@ -77,8 +83,10 @@ export function classifyGatewayError(err: unknown): GatewayFailure | null {
   if (typeof err !== 'object' || err === null) return null;
   const e = err as ErrorLike;
   switch (className(err)) {
-    case 'GatewayDeclinedError':
-      return { kind: 'declined', returnCode: String(e.returnCode ?? '') };
+    case 'GatewayDeclinedError': {
+      const ids = declinedIds((err as { response?: unknown }).response);
+      return { kind: 'declined', returnCode: String(e.returnCode ?? ''), ...(ids ? { ids } : {}) };
+    }
     case 'GatewayThreeDsError':
       return { kind: 'three_ds_failed' };
     case 'GatewayTimeoutError':
@@ -112,4 +120,15 @@ function isThreeDsFail(items: unknown): boolean {
       (i) => typeof i === 'object' && i !== null && (i as { tag?: unknown }).tag === '3DS Fail',
     )
   );
+}
+
+function declinedIds(response: unknown): DeclinedIds | undefined {
+  const auth = (response as { paymentAuthorization?: Record<string, unknown> } | null)
+    ?.paymentAuthorization;
+  if (!auth || typeof auth.paymentId !== 'string' || !auth.paymentId) return undefined;
+  return {
+    paymentId: auth.paymentId,
+    authorizationCode: typeof auth.authorizationCode === 'string' ? auth.authorizationCode : null,
+    nsu: typeof auth.nsu === 'string' ? auth.nsu : null,
+  };
 }

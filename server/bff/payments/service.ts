@@ -362,7 +362,15 @@ async function settleAuthorization(
       ctx,
       row,
       attemptId,
-      { kind: 'declined', returnCode: auth.returnCode },
+      {
+        kind: 'declined',
+        returnCode: auth.returnCode,
+        ids: {
+          paymentId: auth.paymentId,
+          authorizationCode: auth.authorizationCode,
+          nsu: auth.nsu ?? null,
+        },
+      },
       from,
       log,
     );
@@ -413,6 +421,13 @@ async function settle(
 ): Promise<PayResult> {
   const code: FailureCode = failureCodeOf(failure);
   log.info({ outcome: failure.kind, failureCode: code }, 'payment not approved');
+  if (failure.kind === 'declined' && failure.ids) {
+    await updateAttempt(ctx.db, attemptId, {
+      payment_id: failure.ids.paymentId,
+      authorization_code: failure.ids.authorizationCode,
+      nsu: failure.ids.nsu,
+    });
+  }
   if (failure.kind === 'unknown') {
     // The request may have reached the gateway: never retried; reconciliation or a webhook
     // tells later. The session ends so no second charge can follow.

@@ -59,6 +59,7 @@ function sameOriginOnly(ctx: BffContext): MiddlewareHandler<BffEnv> {
       );
     }
     await next();
+    c.header('Cache-Control', 'no-store');
   };
 }
 

@@ -37,6 +37,10 @@ const ListQuerySchema = z
 export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
   return new Hono<BffEnv>()
     .use('*', requireMerchant(ctx))
+    .use('*', async (c, next) => {
+      await next();
+      c.header('Cache-Control', 'no-store');
+    })
     .post('/checkout-sessions', async (c) => {
       const body = await parseJsonBody(c, CreateSessionBodySchema);
       if (!body.ok) return body.response;

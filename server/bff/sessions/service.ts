@@ -1,4 +1,4 @@
-import { prefixedId, randomHex } from '../../lib/ids';
+import { randomHex } from '../../lib/ids';
 import { constantTimeEqual, sha256Hex } from '../../lib/secrets';
 import type { ErrorItem } from '../../lib/http';
 import type {
@@ -65,7 +65,8 @@ export async function createSession(
   const expiresAt = new Date(
     now.getTime() + (body.expiresInSeconds ?? ctx.config.sessionTtlSeconds) * 1000,
   );
-  const id = prefixedId('cs', 12);
+  // Hex only: the frame splits `<id>_secret_<random>` and expects no `_` inside the id.
+  const id = `cs_${randomHex(16)}`;
   const clientSecret = `${id}_secret_${randomHex(24)}`;
   await insertSession(ctx.db, {
     id,
@@ -99,7 +100,7 @@ export async function createSession(
 
 /** The session id a client secret belongs to (`<id>_secret_<random>`), or null. */
 export function sessionIdOfSecret(secret: string): string | null {
-  const m = /^(cs_[A-Za-z0-9_-]{1,40})_secret_[0-9a-f]{48}$/.exec(secret);
+  const m = /^(cs_[A-Za-z0-9-]{1,40})_secret_[0-9a-f]{48}$/.exec(secret);
   return m ? m[1]! : null;
 }
 

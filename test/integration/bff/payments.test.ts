@@ -99,6 +99,9 @@ describe('POST /checkout/api/pay', () => {
       ['declined', 'declined'],
       ['succeeded', null],
     ]);
+    // The declined authorization keeps its gateway id, for the merchant's records.
+    expect(d.attempts[0]?.paymentId).toEqual(expect.any(String));
+    expect(d.attempts[0]?.paymentId).not.toBe(d.payment?.paymentId);
   });
 
   it('maps decline codes and fails the session after the attempt cap', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicSession } from '../../../server/bff/checkout-api';
+import { sessionIdFromSecret } from '../../../widget/protocol/constants';
 import { MERCHANT_ORIGIN, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
 
 let t: TestBff;
@@ -35,6 +36,8 @@ describe('POST /v1/checkout-sessions', () => {
     expect(body).toMatchObject({ status: 'open', amount: 12_345 });
     expect(String(body.id)).toMatch(/^cs_/);
     expect(String(body.clientSecret)).toMatch(new RegExp(`^${String(body.id)}_secret_`));
+    // The frame reads the session id back out of the secret.
+    expect(sessionIdFromSecret(String(body.clientSecret))).toBe(body.id);
     expect(Date.parse(String(body.expiresAt)) - Date.now()).toBeGreaterThan(29 * 60_000);
     const stored = await t.bff.ctx.db
       .selectFrom('checkout_sessions')
