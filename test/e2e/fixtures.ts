@@ -53,9 +53,9 @@ export const test = base.extend<{
     await use(new StorefrontPage(page, stack.E2E_DEMO_URL));
   },
   checkout: async ({ page, storefront }, use) => {
-    await CheckoutPage.recordEvents(page);
+    const events = await CheckoutPage.recordEvents(page);
     await storefront.buy('Caneca de cerâmica');
-    const checkout = new CheckoutPage(page);
+    const checkout = new CheckoutPage(page, events);
     await checkout.waitUntilReady();
     await use(checkout);
   },

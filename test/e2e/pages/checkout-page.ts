@@ -57,7 +57,10 @@ export class CheckoutPage {
   readonly pageError: Locator;
   readonly challenge: ChallengeDialog;
 
-  constructor(readonly page: Page) {
+  constructor(
+    readonly page: Page,
+    private readonly recorded: readonly RecordedEvent[] = [],
+  ) {
     this.host = page.locator('card-checkout');
     this.frame = this.host.locator('[part="frame"]').contentFrame();
     this.cardNumber = this.frame.locator('[name="cardNumber"]');
@@ -71,11 +74,17 @@ export class CheckoutPage {
     this.challenge = new ChallengeDialog(page);
   }
 
-  /** Records every `checkout-*` event the page sees; call before the page loads. */
-  static async recordEvents(page: Page): Promise<void> {
+  /**
+   * Records every `checkout-*` event the merchant page sees into the returned array (kept in
+   * the test process, so it survives the navigation to the order page). Call before loading.
+   */
+  static async recordEvents(page: Page): Promise<RecordedEvent[]> {
+    const recorded: RecordedEvent[] = [];
+    await page.exposeFunction('__recordCheckoutEvent', (e: RecordedEvent) => {
+      recorded.push(e);
+    });
     await page.addInitScript((types: string[]) => {
-      const w = window as unknown as { __checkoutEvents: unknown[] };
-      w.__checkoutEvents = [];
+      const w = window as unknown as { __recordCheckoutEvent(e: unknown): void };
       for (const type of types) {
         document.addEventListener(
           type,
@@ -97,18 +106,17 @@ export class CheckoutPage {
             ]) {
               if (ev[k] !== undefined) pick[k] = ev[k];
             }
-            w.__checkoutEvents.push(pick);
+            void w.__recordCheckoutEvent(pick);
           },
           true,
         );
       }
     }, EVENT_TYPES);
+    return recorded;
   }
 
   async events(type?: string): Promise<RecordedEvent[]> {
-    const all = await this.page.evaluate(
-      () => (window as unknown as { __checkoutEvents?: RecordedEvent[] }).__checkoutEvents ?? [],
-    );
+    const all = [...this.recorded];
     return type ? all.filter((e) => e.type === type) : all;
   }
 
