@@ -63,6 +63,7 @@ export class CardForm extends LitElement {
 
   static override properties = {
     session: { type: String },
+    origin: { type: String },
     locale: { type: String },
     status: { state: true },
     values: { state: true },
@@ -77,6 +78,8 @@ export class CardForm extends LitElement {
 
   /** The session id (`cs_…`, not the secret); defaults to the page's `?session=`. */
   declare session: string;
+  /** The merchant origin of the session, written by the BFF into the frame page. */
+  declare origin: string | null;
   /** `pt-BR` or `en`; defaults to the page's `?locale=`. */
   declare locale: string;
   declare status: Status;
@@ -106,6 +109,7 @@ export class CardForm extends LitElement {
     super();
     const params = new URLSearchParams(location.search);
     this.session = params.get('session') ?? '';
+    this.origin = null;
     this.locale = params.get('locale') ?? 'pt-BR';
     this.status = 'connecting';
     this.values = {
@@ -140,8 +144,7 @@ export class CardForm extends LitElement {
     super.connectedCallback();
     // The frame page exists for this element only: let its height be the element's.
     document.body.style.margin = '0';
-    const origin = new URLSearchParams(location.search).get('origin');
-    this.#disconnect = connectToHost(this.session, origin, ({ init, port }) => {
+    this.#disconnect = connectToHost(this.session, this.origin, ({ init, port }) => {
       this.#port = port;
       port.onmessage = (e: MessageEvent) => {
         if (isHostToFrameMessage(e.data)) this.#onHostMessage(e.data);

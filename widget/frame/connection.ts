@@ -15,14 +15,15 @@ export interface HostConnection {
 
 export function connectToHost(
   sessionId: string,
-  originParam: string | null,
+  sessionOrigin: string | null,
   onConnect: (connection: HostConnection) => void,
 ): () => void {
   const parent = window.parent;
   const expected = expectedParentOrigin({
+    sessionOrigin,
     ancestorOrigins: location.ancestorOrigins,
     referrer: document.referrer,
-    param: originParam,
+    param: new URLSearchParams(location.search).get('origin'),
   });
   if (parent === window || !expected) return () => {};
   const onMessage = (event: MessageEvent): void => {

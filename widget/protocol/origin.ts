@@ -1,11 +1,13 @@
 /**
- * Which parent origin the frame will take its init (and so the client secret's companion port)
- * from. The browser's own record wins: `location.ancestorOrigins` (Chromium, WebKit), then the
- * referrer's origin; the `origin` query parameter the host adds is the last resort, for
- * browsers without ancestorOrigins on pages that send no referrer. The BFF's CSP
+ * Which parent origin the frame takes its `init` (and so the client secret) from.
+ * The BFF writes the session's origin into the frame page (`<card-form origin>`): when it is
+ * there, it is the answer, provided the browser's own record of the parent
+ * (`location.ancestorOrigins`, else the referrer) does not contradict it. Without it, the
+ * browser's record, and last the `origin` query parameter the host adds. The BFF's CSP
  * `frame-ancestors` limits who can embed the frame in the first place.
  */
 export interface OriginSources {
+  sessionOrigin?: string | null | undefined;
   ancestorOrigins?: ArrayLike<string> | undefined;
   referrer?: string | undefined;
   param?: string | null | undefined;
@@ -23,6 +25,8 @@ function originOf(url: string | null | undefined): string | null {
 
 export function expectedParentOrigin(sources: OriginSources): string | null {
   const ancestor = sources.ancestorOrigins?.[0];
-  if (ancestor) return originOf(ancestor);
-  return originOf(sources.referrer) ?? originOf(sources.param);
+  const browser = ancestor !== undefined ? originOf(ancestor) : originOf(sources.referrer);
+  const session = originOf(sources.sessionOrigin);
+  if (session) return browser === null || browser === session ? session : null;
+  return browser ?? originOf(sources.param);
 }

@@ -199,4 +199,19 @@ describe('expectedParentOrigin', () => {
     expect(expectedParentOrigin({ referrer: '', param: 'not a url' })).toBeNull();
     expect(expectedParentOrigin({})).toBeNull();
   });
+
+  it('the session origin from the BFF wins, unless the browser contradicts it', () => {
+    const sessionOrigin = 'http://localhost:3000';
+    expect(expectedParentOrigin({ sessionOrigin, referrer: '' })).toBe(sessionOrigin);
+    expect(
+      expectedParentOrigin({ sessionOrigin, ancestorOrigins: ['http://localhost:3000'] }),
+    ).toBe(sessionOrigin);
+    expect(
+      expectedParentOrigin({ sessionOrigin, ancestorOrigins: ['http://evil.example'] }),
+    ).toBeNull();
+    expect(expectedParentOrigin({ sessionOrigin, referrer: 'http://evil.example/' })).toBeNull();
+    expect(
+      expectedParentOrigin({ sessionOrigin, referrer: '', param: 'http://evil.example' }),
+    ).toBe(sessionOrigin);
+  });
 });
