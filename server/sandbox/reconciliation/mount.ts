@@ -3,6 +3,8 @@ import { bankSlipApiRoutes, bankSlipControlRoutes, registerBankSlips } from '../
 import type { SandboxContext, SandboxEnv } from '../context';
 import { webhookApiRoutes, webhookControlRoutes } from '../webhooks/routes';
 import { WebhookService } from '../webhooks/service';
+import { reconciliationApiRoutes, reconciliationControlRoutes } from './routes';
+import { registerReconciliation } from './service';
 
 /**
  * Wires the Integration API domains into the sandbox: bank slips, webhook management and
@@ -19,6 +21,9 @@ export async function mountIntegrationDomains(
   const webhooks = await WebhookService.create(ctx, apps.kek);
   apps.integrationApi.route('/', webhookApiRoutes(ctx, webhooks));
   apps.control.route('/', webhookControlRoutes(ctx, webhooks));
+  registerReconciliation(ctx, webhooks);
+  apps.integrationApi.route('/', reconciliationApiRoutes(ctx));
+  apps.control.route('/', reconciliationControlRoutes(ctx, webhooks));
   webhooks.start();
   return { webhooks };
 }

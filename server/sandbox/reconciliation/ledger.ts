@@ -1,0 +1,96 @@
+import type { PaymentRecord } from '../events';
+import { addDays } from './calendar';
+import { mdrPct, type FeeTable } from './fees';
+
+/**
+ * Pure ledger arithmetic. Money is held in integer ten-thousandths of a real (u4), the
+ * spec's decimal scale "10,4", so fees and receipts add up exactly.
+ */
+export const U4_PER_CENT = 100;
+export const u4 = (brl: number) => Math.round(brl * 10_000);
+
+/** Splits `total` into `n` parts, the remainder on the first. */
+export function splitEven(total: number, n: number): number[] {
+  const base = Math.floor(total / n);
+  return Array.from({ length: n }, (_, i) => (i === 0 ? total - base * (n - 1) : base));
+}
+
+export interface LedgerSplit {
+  beneficiario: string;
+  tipoSplit: string;
+  pctSplit: number;
+  valorBaseSplit: number;
+  valorSplit: number;
+}
+
+export interface LedgerInstallment {
+  installmentNumber: number;
+  installmentsCount: number;
+  installmentU4: number;
+  totalU4: number;
+  mdrTaxPct: number;
+  mdrU4: number;
+  trnInstallmentU4: number;
+  trnTransactionU4: number;
+  antifraudInstallmentU4: number;
+  antifraudTransactionU4: number;
+  receivedU4: number;
+  receivedDateForecast: string;
+  splits: LedgerSplit[] | null;
+}
+
+/**
+ * The receivable installments of an approved payment: value split with the remainder on the
+ * first, MDR by product and installments, transaction and (credit) anti-fraud fees split the
+ * same way, receipt dates (credit: 30 days per installment; debit: next day).
+ */
+export function installmentsOf(
+  payment: Pick<PaymentRecord, 'amount' | 'installments' | 'transactionType' | 'configSplit'>,
+  operationDate: string,
+  fees: FeeTable,
+): LedgerInstallment[] {
+  const n = Math.max(1, payment.installments);
+  const totalU4 = payment.amount * U4_PER_CENT;
+  const values = splitEven(payment.amount, n).map((c) => c * U4_PER_CENT);
+  const trnTotal = u4(fees.transactionFee);
+  const afTotal = payment.transactionType === 'credit' ? u4(fees.antifraudFee) : 0;
+  const trn = splitEven(trnTotal, n);
+  const af = splitEven(afTotal, n);
+  const tax = mdrPct(fees, payment.transactionType, n);
+  return values.map((value, i) => {
+    const mdr = Math.round((value * tax) / 100);
+    const received = value - mdr - trn[i]! - af[i]!;
+    const days =
+      payment.transactionType === 'debit'
+        ? fees.debitReceiptDays
+        : fees.creditReceiptDays * (i + 1);
+    return {
+      installmentNumber: i + 1,
+      installmentsCount: n,
+      installmentU4: value,
+      totalU4,
+      mdrTaxPct: tax,
+      mdrU4: mdr,
+      trnInstallmentU4: trn[i]!,
+      trnTransactionU4: trnTotal,
+      antifraudInstallmentU4: af[i]!,
+      antifraudTransactionU4: afTotal,
+      receivedU4: received,
+      receivedDateForecast: addDays(operationDate, days),
+      splits: payment.configSplit?.length
+        ? payment.configSplit.map((s) => {
+            const pct = s.percent ?? 0;
+            const type = s.type ?? 'bruto';
+            const base = type === 'liquido' ? received : value;
+            return {
+              beneficiario: s.documentNumberBeneficiary ?? '',
+              tipoSplit: type,
+              pctSplit: pct,
+              valorBaseSplit: base / 10_000,
+              valorSplit: Math.round((base * pct) / 100) / 10_000,
+            };
+          })
+        : null,
+    };
+  });
+}
