@@ -104,6 +104,21 @@ export function encryptWithKey(pem: string, number: string, securityCode = '123'
   ).toString('base64');
 }
 
+/** A store URL for one test BFF: a fresh PostgreSQL schema, or SQLite in memory. */
+async function testDbUrl(given: string | undefined): Promise<string> {
+  const url = given ?? process.env.BFF_TEST_DATABASE_URL ?? ':memory:';
+  if (!/^postgres(ql)?:\/\//.test(url)) return url;
+  const { default: pg } = await import('pg');
+  const schema = `bff_test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`create schema ${schema}`);
+  await client.end();
+  const u = new URL(url);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return u.toString();
+}
+
 /**
  * Starts the real sandbox and the BFF on loopback ports, the BFF using the real gateway client
  * against the sandbox. Logs go to memory at debug level so tests can read them.
@@ -113,6 +128,11 @@ export async function startBff(
     config?: Partial<BffConfig>;
     sandbox?: TestSandbox;
     deps?: Partial<BffDeps>;
+    /**
+     * The BFF store: SQLite in memory by default; `BFF_TEST_DATABASE_URL=postgres://…` runs
+     * the same tests on PostgreSQL, each BFF in a schema of its own.
+     */
+    dbUrl?: string;
     /** Per-call timeout of the gateway client (10 s by default). */
     gatewayTimeoutMs?: number;
   } = {},
@@ -128,7 +148,7 @@ export async function startBff(
     },
   });
   const logger: Logger = createLogger({ level: 'debug', name: 'bff', destination });
-  const { db, close: closeDb } = await openDb<BffDb>({ url: ':memory:' });
+  const { db, close: closeDb } = await openDb<BffDb>({ url: await testDbUrl(opts.dbUrl) });
   const holder: { fetch: (req: Request, env?: unknown) => Response | Promise<Response> } = {
     fetch: () => new Response('starting', { status: 503 }),
   };

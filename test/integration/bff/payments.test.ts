@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResult, PublicSession } from '../../../server/bff/checkout-api';
 import { canonicalJson } from '../../../server/bff/idempotency';
+import { isUniqueViolation } from '../../../server/lib/db';
 import { sha256Hex } from '../../../server/lib/secrets';
 import { findPayment } from '../../../server/sandbox/payments/store';
 import { encryptWithKey, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
@@ -88,6 +89,28 @@ describe('POST /checkout/api/pay', () => {
     expect((await detail(s.id)).status).toBe('open');
     const ok = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
     expect((ok.body as PayResult).status).toBe('succeeded');
+    // The store itself refuses a second successful attempt for the session.
+    const now = new Date().toISOString();
+    const second = t.bff.ctx.db
+      .insertInto('payment_attempts')
+      .values({
+        id: 'pa_duplicate_success',
+        session_id: s.id,
+        method: 'credit',
+        status: 'succeeded',
+        failure_code: null,
+        return_code: '00',
+        payment_id: 'p-dup',
+        nsu: null,
+        authorization_code: null,
+        amount: 990,
+        installments: 1,
+        created_at: now,
+        updated_at: now,
+        canceled_at: null,
+      })
+      .execute();
+    await expect(second).rejects.toSatisfy(isUniqueViolation);
     const again = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
     expect(again.body).toEqual({
       status: 'failed',
