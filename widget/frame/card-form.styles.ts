@@ -31,6 +31,21 @@ export const cardFormStyles = css`
   * {
     box-sizing: border-box;
   }
+  main {
+    display: grid;
+    gap: var(--space);
+  }
+  .sr-only {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    margin: -1px;
+    padding: 0;
+    overflow: hidden;
+    clip: rect(0 0 0 0);
+    white-space: nowrap;
+    border: 0;
+  }
   form {
     display: grid;
     gap: var(--space);
@@ -141,8 +156,9 @@ export const cardFormStyles = css`
     border-radius: var(--radius);
     border: 1px solid currentColor;
   }
-  .notice:empty {
-    display: none;
+  .notice:not(.shown) {
+    padding: 0;
+    border: 0;
   }
   .notice.failure {
     color: var(--error);

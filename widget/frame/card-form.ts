@@ -505,17 +505,16 @@ export class CardForm extends LitElement {
 
   override render(): TemplateResult {
     const m = this.#m;
-    return html`
-      <div
-        class="notice ${this.noticeKind === 'failure' ? 'failure' : ''}"
-        role="alert"
-        aria-live="assertive"
-        aria-atomic="true"
-      >
+    // The frame is a document of its own: one main landmark and one h1 (visually hidden).
+    // The notice is the one live region; always in the DOM so screen readers hear changes.
+    const kind = `${this.noticeKind === 'failure' ? 'failure' : ''} ${this.notice ? 'shown' : ''}`;
+    return html`<main>
+      <h1 class="sr-only">${m.frameTitle}</h1>
+      <div class="notice ${kind}" role="alert" aria-live="assertive" aria-atomic="true">
         ${this.notice}
       </div>
       ${this.#renderBody(m)}
-    `;
+    </main>`;
   }
 
   #renderBody(m: Messages): TemplateResult | typeof nothing {
