@@ -8,7 +8,7 @@ import { BFF_DEFAULTS, type BffConfig } from './config';
 import type { BffContext, BffEnv } from './context';
 import { bffMigrations, type BffKysely } from './db';
 import type { BffGateway } from './gateway-port';
-import { requestContext } from './http/middleware';
+import { maxBody, requestContext } from './http/middleware';
 import { checkoutApiRoutes, checkoutPageRoutes } from './routes/checkout';
 import { healthRoutes } from './routes/health';
 import { merchantRoutes } from './routes/merchant';
@@ -52,6 +52,9 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
 
   const app = new Hono<BffEnv>()
     .use('*', requestContext(ctx.logger))
+    // Card ciphertexts are ~350 bytes and PaRes a few KiB: nothing legitimate is larger.
+    .use('/v1/*', maxBody(32 * 1024))
+    .use('/checkout/*', maxBody(32 * 1024))
     .route('/', healthRoutes(ctx))
     .route('/v1', merchantRoutes(ctx))
     .route('/checkout/api', checkoutApiRoutes(ctx))

@@ -1,5 +1,6 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock';
 import { errorResponse } from '../../lib/http';
@@ -23,6 +24,7 @@ export function requestContext(logger: Logger): MiddlewareHandler<BffEnv> {
     const started = performance.now();
     await next();
     c.header('x-request-id', requestId);
+    c.header('X-Content-Type-Options', 'nosniff');
     log.info(
       {
         method: c.req.method,
@@ -79,4 +81,13 @@ export function rateLimit(opts: {
     }
     await next();
   };
+}
+
+/** Refuses a body over `maxBytes` with 413 (the spec's error array), before reading it all. */
+export function maxBody(maxBytes: number): MiddlewareHandler<BffEnv> {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: (c) =>
+      errorResponse(c, 413, 'body', `body: must be at most ${Math.round(maxBytes / 1024)} KiB`),
+  });
 }

@@ -202,6 +202,15 @@ describe('frame API', () => {
     expect(own.status).toBe(200);
   });
 
+  it('413 for an oversized body', async () => {
+    const s = await t.createSession();
+    const res = await t.frame(s.clientSecret, 'POST', '/checkout/api/pay', {
+      headers: { 'idempotency-key': 'idem-12345678' },
+      body: { method: 'credit', encryptedCard: 'A'.repeat(40_000) },
+    });
+    expect(res.status).toBe(413);
+  });
+
   it('415 for a pay body that is not JSON', async () => {
     const s = await t.createSession();
     const res = await t.frame(s.clientSecret, 'POST', '/checkout/api/pay', {
