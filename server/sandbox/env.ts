@@ -6,6 +6,13 @@ const EnvSchema = z.object({
   SANDBOX_PUBLIC_URL: z.url().optional(),
   SANDBOX_DB: z.string().default('./data/sandbox.sqlite'),
   SANDBOX_CLIENTS_FILE: z.string().optional(),
+  /** Base64 of 32 bytes: the key that wraps the clients' card private keys. */
+  SANDBOX_KEK: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, {
+      error: 'must be the base64 of exactly 32 bytes',
+    })
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -4,18 +4,23 @@ import { createLogger } from '../lib/logging';
 import { createSandboxApp } from './app';
 import { DEFAULT_CLIENT, loadClients } from './clients';
 import type { SandboxDb } from './db';
+import { decodeKek } from './keys/kek';
 import { readSandboxEnv } from './env';
 
 /** `npm run sandbox`: the gateway sandbox alone, on SANDBOX_PORT. */
 async function main(): Promise<void> {
   const env = readSandboxEnv();
   const logger = createLogger({ level: env.LOG_LEVEL, name: 'sandbox' });
-  const { db, close: closeDb } = await openDb<SandboxDb>({ url: env.SANDBOX_DB });
+  const { db, close: closeDb } = await openDb<SandboxDb>({
+    url: env.SANDBOX_DB,
+    cacheStatements: true,
+  });
   const sandbox = await createSandboxApp({
     db,
     publicUrl: env.SANDBOX_PUBLIC_URL,
     clients: loadClients(env.SANDBOX_CLIENTS_FILE),
     logger,
+    ...(env.SANDBOX_KEK ? { kek: decodeKek(env.SANDBOX_KEK) } : {}),
   });
   const server = serve(
     { fetch: sandbox.app.fetch, port: env.SANDBOX_PORT, hostname: env.SANDBOX_HOST },

@@ -7,10 +7,9 @@ import type {
 } from '../../gateway/schemas/payments';
 import { isUniqueViolation } from '../../lib/db';
 import type { ErrorItem } from '../../lib/http';
-import { randomDigits } from '../../lib/ids';
 import type { SandboxClient } from '../clients';
 import type { SandboxContext } from '../context';
-import { toRow, type StoredPayment } from './store';
+import { insertPayment, type StoredPayment } from './store';
 import { RETURN_DESCRIPTIONS, UNKNOWN_ERROR_DESCRIPTION, type ReturnCode } from './test-cards';
 
 export interface AuthorizationInput {
@@ -30,11 +29,27 @@ export interface AuthorizationInput {
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 /** Six upper-case letters and digits. */
-export function authorizationCode(): string {
-  const buf = randomBytes(6);
+export function authorizationCode(buf: Uint8Array = randomBytes(6)): string {
   let out = '';
-  for (const b of buf) out += ALNUM[b % ALNUM.length];
+  for (let i = 0; i < 6; i++) out += ALNUM[buf[i]! % ALNUM.length];
   return out;
+}
+
+/** `length` decimal digits, the first not zero, from `length` random bytes at `offset`. */
+function digits(buf: Uint8Array, offset: number, length: number): string {
+  let out = String(1 + (buf[offset]! % 9));
+  for (let i = 1; i < length; i++) out += String(buf[offset + i]! % 10);
+  return out;
+}
+
+/** paymentId (TID, 20 digits), NSU (12 digits) and authorization code from one random draw. */
+export function newIdentifiers(): { paymentId: string; nsu: string; authorizationCode: string } {
+  const buf = randomBytes(38);
+  return {
+    paymentId: digits(buf, 0, 20),
+    nsu: digits(buf, 20, 12),
+    authorizationCode: authorizationCode(buf.subarray(32)),
+  };
 }
 
 /**
@@ -48,10 +63,11 @@ export async function recordAuthorization(
 ): Promise<StoredPayment> {
   const approved = input.returnCode === '00';
   for (let attempt = 0; ; attempt++) {
+    const ids = newIdentifiers();
     const payment: StoredPayment = {
-      paymentId: `${1 + (randomBytes(1)[0]! % 9)}${randomDigits(19)}`,
-      nsu: `${1 + (randomBytes(1)[0]! % 9)}${randomDigits(11)}`,
-      authorizationCode: approved ? authorizationCode() : '',
+      paymentId: ids.paymentId,
+      nsu: ids.nsu,
+      authorizationCode: approved ? ids.authorizationCode : '',
       userName: input.client.userName,
       accountNumber: input.client.accountNumber,
       merchantId: input.client.merchantId,
@@ -71,7 +87,7 @@ export async function recordAuthorization(
       canceledAt: null,
     };
     try {
-      await ctx.db.insertInto('payments').values(toRow(payment)).execute();
+      await insertPayment(ctx.db, payment);
     } catch (err) {
       if (isUniqueViolation(err) && attempt < 3) continue;
       throw err;

@@ -1,0 +1,215 @@
+/**
+ * Throughput and latency of sandbox payments: `npx tsx test/bench/sandbox-payments.ts`.
+ *
+ * Starts `server/sandbox/main.ts` as its own process (SQLite file in a temp dir, logs silent)
+ * on a free loopback port, so the load generator here does not share its event loop, then
+ * sends frictionless `POST /v1/payments/3ds` at concurrency 32 with plain card fields and
+ * with encrypted cards. Prints start-up time, payments/s, p50 and p99.
+ * Env: BENCH_REQUESTS (default 5000), BENCH_CONCURRENCY (32), BENCH_SECONDS (15, a cap).
+ */
+import { spawn } from 'node:child_process';
+import { constants, publicEncrypt, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const MAX_SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() =>
+        typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function request(
+  port: number,
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: {
+          ...(data
+            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) }
+            : {}),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+        );
+      },
+    );
+    req.on('error', reject);
+    if (data) req.write(data);
+    req.end();
+  });
+}
+
+async function startSandbox(dbFile: string, port: number) {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/sandbox/main.ts'], {
+    env: {
+      ...process.env,
+      SANDBOX_PORT: String(port),
+      SANDBOX_DB: dbFile,
+      LOG_LEVEL: 'silent',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('sandbox ready')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+  });
+  return { child, startupMs: performance.now() - started };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+async function load(
+  name: string,
+  makeBody: () => unknown,
+  port: number,
+  token: string,
+  count: number,
+) {
+  const latencies: number[] = [];
+  let next = 0;
+  let failures = 0;
+  const deadline = performance.now() + MAX_SECONDS * 1000;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < count && performance.now() < deadline) {
+      next++;
+      const body = makeBody();
+      const t0 = performance.now();
+      const res = await request(port, 'POST', '/v1/payments/3ds', body, token);
+      latencies.push(performance.now() - t0);
+      if (res.status !== 200 || !res.body.includes('"returnCode":"00"')) {
+        failures++;
+        if (failures === 1)
+          console.error(`${name}: unexpected ${res.status} ${res.body.slice(0, 200)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  console.log(
+    `${name.padEnd(34)} ${String(latencies.length).padStart(6)} req  ${(latencies.length / seconds).toFixed(0).padStart(6)} payments/s  ` +
+      `p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms  failures ${failures}`,
+  );
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-sandbox-'));
+  const port = await freePort();
+  // Cold: a fresh database (migrations run). Warm: the same database again.
+  const cold = await startSandbox(join(dir, 'sandbox.sqlite'), port);
+  cold.child.kill('SIGTERM');
+  await new Promise((r) => cold.child.once('exit', r));
+  const { child, startupMs } = await startSandbox(join(dir, 'sandbox.sqlite'), port);
+  console.log(
+    `sandbox start-up: cold ${cold.startupMs.toFixed(0)} ms, warm ${startupMs.toFixed(0)} ms (spawn to ready)`,
+  );
+  try {
+    const tok = await request(port, 'POST', '/api/auth/token', {
+      userName: 'sandbox',
+      password: 'sandbox',
+    });
+    const token = (JSON.parse(tok.body) as { accessToken: string }).accessToken;
+    const pem = (
+      JSON.parse((await request(port, 'GET', '/v1/cards/public-key', undefined, token)).body) as {
+        key: string;
+      }
+    ).key;
+    const year = String((new Date().getUTCFullYear() + 3) % 100);
+    const base = {
+      payment: { transactionType: 'debit', amount: 2500, productType: 'debito', installments: 1 },
+      sellerInfo: {
+        codeAntiFraud: '3f2504e0-4f89-41d3-9a0c-0305e82c3301',
+        code3DS: 'bench',
+        urlSite3DS: 'http://localhost:3000/checkout',
+      },
+      deviceInfo: {
+        httpBrowserLanguage: 'pt-BR',
+        httpBrowserJavaEnabled: 'N',
+        httpBrowserColorDepth: 24,
+      },
+    };
+    const plain = () => ({
+      ...base,
+      cardInfo: {
+        cardholderName: 'BENCH',
+        number: '4000000000002701',
+        securityCode: '123',
+        expirationMonth: '12',
+        expirationYear: year,
+      },
+    });
+    const encrypted = () => ({
+      ...base,
+      cardInfo: {
+        cardholderName: 'BENCH',
+        encryptedCard: publicEncrypt(
+          { key: pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+          Buffer.from(
+            JSON.stringify({
+              number: '4000000000002701',
+              securityCode: '123',
+              expirationMonth: '12',
+              expirationYear: year,
+              timestamp: Date.now(),
+              nonce: randomBytes(8).toString('hex'),
+            }),
+          ),
+        ).toString('base64'),
+      },
+    });
+    // Warm-up (JIT, SQLite page cache), not measured.
+    await load('warm-up', plain, port, token, Math.min(500, REQUESTS));
+    console.log(`concurrency ${CONCURRENCY}, up to ${REQUESTS} requests or ${MAX_SECONDS} s each`);
+    await load('3ds frictionless, plain card', plain, port, token, REQUESTS);
+    await load('3ds frictionless, encryptedCard', encrypted, port, token, Math.ceil(REQUESTS / 2));
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    agent.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
