@@ -790,7 +790,7 @@ function issuesToItems(error: z.ZodError): GatewayErrorItem[] {
   });
 }
 
-/** Encodes a query, dropping undefined values; `undefined` when nothing is left. */
+/** Encodes a query (`?a=1&b=x`), dropping undefined values; '' when nothing is left. */
 export function queryString(query: Record<string, QueryValue> | undefined): string {
   if (!query) return '';
   const params = new URLSearchParams();

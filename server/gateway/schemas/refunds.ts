@@ -5,6 +5,12 @@ export const REFUND_STATUSES = ['PENDENTE', 'CANCELADO', 'APROVADO', 'REJEITADO'
 export const RefundStatusSchema = z.enum(REFUND_STATUSES);
 export type RefundStatus = z.infer<typeof RefundStatusSchema>;
 
+/*
+ * Where the spec is silent, what we accept: "behavior when take exceeds 100: not shown" — a
+ * `take` above 100 (or below 1) is refused rather than clamped, so a caller notices; `skip` and
+ * `take` are query strings of digits. `status` is one of the four states (size 50 is moot).
+ */
+
 /** Query of `GET /v1/refund/list`. */
 export const RefundListQuerySchema = z.object({
   status: RefundStatusSchema.optional(),
