@@ -145,6 +145,8 @@ interface RequestSpec<S extends z.ZodType> {
   schema: S;
   /** Payment answers: a `returnCode` other than `00` is thrown as `GatewayDeclinedError`. */
   declines?: boolean;
+  /** Path ids (recurrence: 1 to 36 characters), checked before anything is sent. */
+  pathIds?: Record<string, string>;
   /** A failure the gateway reports inside a 2xx body (bank slip details). */
   check?: (data: z.output<S>, status: number) => GatewayError | undefined;
 }
@@ -161,6 +163,9 @@ const NOT_SENT_CODES = new Set([
 ]);
 
 const TIMED_OUT = Symbol('timed out');
+
+/** Identifier path parameters of the recurrence operations: max 36 (spec, Limits). */
+const MAX_PATH_ID = 36;
 
 /**
  * A typed client for every operation of the gateway spec, both APIs.
@@ -202,6 +207,15 @@ export function createGatewayClient(opts: GatewayClientOptions) {
     callOpts: GatewayCallOptions = {},
   ): Promise<z.output<S>> {
     const { operation } = spec;
+    for (const [name, id] of Object.entries(spec.pathIds ?? {})) {
+      if (typeof id !== 'string' || id.length < 1 || id.length > MAX_PATH_ID) {
+        throw new GatewayValidationError({
+          status: 0,
+          operation,
+          items: [{ tag: name, description: `${name}: must be 1 to ${MAX_PATH_ID} characters` }],
+        });
+      }
+    }
     const timeoutMs = callOpts.timeoutMs ?? defaultTimeoutMs;
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(TIMED_OUT), timeoutMs);
@@ -432,6 +446,7 @@ export function createGatewayClient(opts: GatewayClientOptions) {
           family: 'recurrence',
           method: 'GET',
           path: `/v1/recurrences/plans/${seg(planId)}`,
+          pathIds: { planId },
           schema: PlanSchema,
         },
         o,
@@ -445,6 +460,7 @@ export function createGatewayClient(opts: GatewayClientOptions) {
           family: 'recurrence',
           method: 'POST',
           path: `/v1/recurrences/plans/${seg(input.planId)}`,
+          pathIds: { planId: input.planId },
           body: input.body,
           schema: PlanIdResponseSchema,
         },
@@ -459,6 +475,7 @@ export function createGatewayClient(opts: GatewayClientOptions) {
           family: 'recurrence',
           method: 'POST',
           path: `/v1/recurrences/plans/${seg(input.planId)}/status`,
+          pathIds: { planId: input.planId },
           body: { status: input.status },
           schema: PlanIdResponseSchema,
         },
@@ -501,6 +518,7 @@ export function createGatewayClient(opts: GatewayClientOptions) {
           family: 'recurrence',
           method: 'GET',
           path: `/v1/recurrences/subscriptions/${seg(subscriptionId)}`,
+          pathIds: { subscriptionId },
           schema: SubscriptionSchema,
         },
         o,
@@ -517,6 +535,7 @@ export function createGatewayClient(opts: GatewayClientOptions) {
           family: 'recurrence',
           method: 'POST',
           path: `/v1/recurrences/subscriptions/${seg(input.subscriptionId)}/status`,
+          pathIds: { subscriptionId: input.subscriptionId },
           body: { status: input.status },
           schema: SubscriptionIdObjectResponseSchema,
         },
@@ -534,6 +553,7 @@ export function createGatewayClient(opts: GatewayClientOptions) {
           family: 'recurrence',
           method: 'POST',
           path: `/v1/recurrences/subscriptions/${seg(input.subscriptionId)}/vault`,
+          pathIds: { subscriptionId: input.subscriptionId },
           body: { vaultId: input.vaultId },
           schema: SubscriptionIdObjectResponseSchema,
         },
@@ -562,6 +582,7 @@ export function createGatewayClient(opts: GatewayClientOptions) {
           family: 'recurrence',
           method: 'POST',
           path: `/v1/recurrences/billing/${seg(billingId)}/cancel`,
+          pathIds: { billingId },
           schema: BillingIdResponseSchema,
         },
         o,

@@ -78,6 +78,19 @@ describe('createGatewayClient: tokens', () => {
     expect(sent[0]!.body).toBe(sent[1]!.body);
   });
 
+  it('a 401 storm on 300 concurrent calls causes one token refresh', async () => {
+    gw = await startFakeGateway((app) =>
+      app.get('/v1/cards/public-key', (c) => c.json({ key: 'PEM' })),
+    );
+    const gc = client(gw.url);
+    await gc.getPublicKey();
+    gw.revokeAll();
+    const keys = await Promise.all(Array.from({ length: 300 }, () => gc.getPublicKey()));
+    expect(keys.every((k) => k.key === 'PEM')).toBe(true);
+    expect(gw.state.tokenRequests).toHaveLength(2);
+    expect(gw.state.requests).toHaveLength(1 + 300 + 300);
+  });
+
   it('a second 401 is a GatewayUnauthorizedError: never a third attempt', async () => {
     gw = await startFakeGateway((app) => app.post('/v1/payments', (c) => c.json(authorization())));
     gw.state.alwaysUnauthorized = true;
@@ -292,6 +305,22 @@ describe('createGatewayClient: answers', () => {
     const text = String(err) + JSON.stringify(err) + (err as Error).stack;
     expect(text).not.toContain('tok-1');
     expect(text).not.toContain(credit.cardInfo.encryptedCard!);
+  });
+
+  it.each([
+    ['an empty plan id', (gc: ReturnType<typeof client>) => gc.getPlan('')],
+    [
+      'a 37-character subscription id',
+      (gc: ReturnType<typeof client>) => gc.getSubscription('s'.repeat(37)),
+    ],
+    ['an empty billing id', (gc: ReturnType<typeof client>) => gc.cancelBilling('')],
+  ])('%s is refused before anything is sent', async (_what, run) => {
+    gw = await startFakeGateway();
+    const err = await run(client(gw.url)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GatewayValidationError);
+    expect((err as GatewayError).status).toBe(0);
+    expect(gw.state.tokenRequests).toHaveLength(0);
+    expect(gw.state.requests).toHaveLength(0);
   });
 
   it('encodes query parameters and drops undefined ones', async () => {
