@@ -180,7 +180,7 @@ export class CardCheckout extends HTMLElement {
   connectedCallback(): void {
     window.addEventListener('message', this.#onWindowMessage);
     window.addEventListener('resize', this.#onResize);
-    this.#load();
+    this.#scheduleLoad();
   }
 
   disconnectedCallback(): void {
@@ -191,7 +191,7 @@ export class CardCheckout extends HTMLElement {
   }
 
   attributeChangedCallback(_name: string, oldValue: string | null, value: string | null): void {
-    if (oldValue !== value && this.isConnected) this.#load();
+    if (oldValue !== value && this.isConnected) this.#scheduleLoad();
   }
 
   // ---------------------------------------------------------------- public API
@@ -207,6 +207,18 @@ export class CardCheckout extends HTMLElement {
   }
 
   // ---------------------------------------------------------------- internals
+
+  #loadQueued = false;
+
+  /** One (re)load for a burst of attribute changes (an upgrade reports each attribute). */
+  #scheduleLoad(): void {
+    if (this.#loadQueued) return;
+    this.#loadQueued = true;
+    queueMicrotask(() => {
+      this.#loadQueued = false;
+      if (this.isConnected) this.#load();
+    });
+  }
 
   #load(): void {
     const text = TEXT[this.locale];
