@@ -155,9 +155,9 @@ describe('createGatewayClient: tokens', () => {
 describe('createGatewayClient: time and network', () => {
   it('a gateway that never answers is a GatewayTimeoutError with sent = true', async () => {
     gw = await startFakeGateway((app) => app.post('/v1/payments', () => new Promise(() => {})));
-    const err = await client(gw.url)
-      .createCreditPayment(credit, { timeoutMs: 300 })
-      .catch((e: unknown) => e);
+    const gc = client(gw.url);
+    await gc.getPublicKey().catch(() => undefined); // token cached: the clock is the payment's
+    const err = await gc.createCreditPayment(credit, { timeoutMs: 300 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GatewayTimeoutError);
     expect((err as GatewayTimeoutError).sent).toBe(true);
     expect((err as GatewayTimeoutError).timeoutMs).toBe(300);
