@@ -20,6 +20,8 @@ export interface BffDb {
     customer_json: string | null;
     origin: string;
     plan_id: string | null;
+    /** The plan as shown to the shopper (`PublicSession.plan`), JSON; null without a plan. */
+    plan_json: string | null;
     /** The Accept header of the frame page request, for 3DS device data. */
     frame_accept: string | null;
     /** Set when the session ends failed (a FailureCode). */
@@ -41,6 +43,8 @@ export interface BffDb {
     payment_id: string | null;
     nsu: string | null;
     authorization_code: string | null;
+    /** Set when the attempt subscribed the card to the session's plan. */
+    subscription_id: string | null;
     amount: number;
     installments: number;
     created_at: string;
@@ -204,6 +208,16 @@ export const bffMigrations: Migration[] = [
         .addColumn('response_body', 'text')
         .addColumn('created_at', 'varchar(40)', (c) => c.notNull())
         .addPrimaryKeyConstraint('idempotency_keys_pk', ['session_id', 'scope', 'key'])
+        .execute();
+    },
+  },
+  {
+    name: 'bff_0005_subscriptions',
+    async up(db) {
+      await db.schema.alterTable('checkout_sessions').addColumn('plan_json', 'text').execute();
+      await db.schema
+        .alterTable('payment_attempts')
+        .addColumn('subscription_id', 'varchar(36)')
         .execute();
     },
   },

@@ -3,8 +3,12 @@ import type {
   CreditPaymentResponse,
   Debit3dsPaymentRequest,
   Debit3dsPaymentResponse,
+  CreateSubscriptionRequest,
+  Plan,
   PublicKeyResponse,
   Validate3dsRequest,
+  VaultRequest,
+  VaultResponse,
 } from '../gateway/schemas';
 
 export interface GatewayCallOptions {
@@ -31,4 +35,10 @@ export interface BffGateway {
     body: Validate3dsRequest,
     opts?: GatewayCallOptions,
   ): Promise<Debit3dsPaymentResponse>;
+  /** Subscription checkout: the plan a session charges. */
+  getPlan(planId: string, opts?: GatewayCallOptions): Promise<Plan>;
+  /** Subscription checkout: the card kept by the gateway for the billings. */
+  vaultCard(body: VaultRequest, opts?: GatewayCallOptions): Promise<VaultResponse>;
+  /** Subscription checkout: resolves the subscription id. */
+  createSubscription(body: CreateSubscriptionRequest, opts?: GatewayCallOptions): Promise<string>;
 }

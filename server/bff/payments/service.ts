@@ -188,6 +188,7 @@ export async function pay(
     payment_id: null,
     nsu: null,
     authorization_code: null,
+    subscription_id: null,
     amount: row.amount,
     installments: body.installments,
     created_at: now.toISOString(),
@@ -198,6 +199,13 @@ export async function pay(
   const customer = customerOf(row, body, facts);
   const referenceTransaction = row.reference_transaction ?? row.id;
   const cardInfo = cardInfoOf(body.encryptedCard, body.cardholderName, body.brand);
+
+  if (row.plan_id) {
+    return {
+      ok: true,
+      result: await subscribe(ctx, row, row.plan_id, attemptId, cardInfo, attemptLog),
+    };
+  }
 
   if (body.method === 'credit') {
     try {
@@ -306,6 +314,55 @@ export async function pay(
       attemptLog,
     ),
   };
+}
+
+/**
+ * A plan session: the card goes to the gateway's vault and a subscription to the plan is
+ * created; the gateway then runs the billings (the first one at once unless the plan has a
+ * trial). Their outcomes reach the merchant by webhooks and reconciliation, not here.
+ */
+async function subscribe(
+  ctx: BffContext,
+  row: SessionRow,
+  planId: string,
+  attemptId: string,
+  cardInfo: CardInfo,
+  log: Logger,
+): Promise<PayResult> {
+  let subscriptionId: string;
+  try {
+    const { vaultId } = await ctx.gateway.vaultCard(
+      {
+        cardInfo: {
+          encryptedCard: cardInfo.encryptedCard!,
+          cardholderName: cardInfo.cardholderName,
+          ...(cardInfo.brand ? { brand: cardInfo.brand } : {}),
+        },
+      },
+      { idempotencyKey: `${attemptId}-vault` },
+    );
+    const ref = row.reference_transaction;
+    subscriptionId = await ctx.gateway.createSubscription(
+      { vaultId, planId, orderNumber: ref && ref.length <= 10 ? ref : row.id.slice(-10) },
+      { idempotencyKey: attemptId },
+    );
+  } catch (err) {
+    return settleError(ctx, row, attemptId, err, 'processing', log);
+  }
+  const now = ctx.clock.now();
+  await updateAttempt(ctx.db, attemptId, {
+    status: 'succeeded',
+    subscription_id: subscriptionId,
+    updated_at: now.toISOString(),
+  });
+  await transitionSession(ctx.db, row.id, 'processing', 'succeeded', now, { failure_code: null });
+  log.info({ subscriptionId }, 'subscription created');
+  const attempt = await ctx.db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('id', '=', attemptId)
+    .executeTakeFirstOrThrow();
+  return succeededResult(attempt);
 }
 
 async function openChallenge(

@@ -10,7 +10,9 @@ import type {
   PublicSession,
   SessionStatus,
 } from '../checkout-api';
+import type { Plan } from '../../gateway/schemas';
 import type { BffContext } from '../context';
+import { classifyGatewayError } from '../payments/outcomes';
 import {
   findChallenge,
   findSession,
@@ -26,27 +28,71 @@ import {
 } from './store';
 
 export type Result<T> =
-  { ok: true; value: T } | { ok: false; status: 400 | 404; items: ErrorItem[] };
+  { ok: true; value: T } | { ok: false; status: 400 | 404 | 503; items: ErrorItem[] };
 
-const fail = (status: 400 | 404, tag: string, description: string): Result<never> => ({
+const fail = (status: 400 | 404 | 503, tag: string, description: string): Result<never> => ({
   ok: false,
   status,
   items: [{ tag, description }],
 });
 
+export type SessionPlan = NonNullable<PublicSession['plan']>;
+
+/** Days between billings of a plan type (DESIGN §5); Custom plans carry their own. */
+const PLAN_INTERVAL_DAYS: Record<string, number> = {
+  Monthly: 30,
+  Bimonthly: 60,
+  Quarterly: 90,
+  Semesterly: 180,
+  Yearly: 365,
+};
+
+/** Reads a recurrence plan from the gateway into what the session shows. */
+async function loadPlan(ctx: BffContext, planId: string): Promise<Result<SessionPlan>> {
+  let plan: Plan;
+  try {
+    plan = await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 });
+  } catch (err) {
+    const f = classifyGatewayError(err);
+    if (f?.kind === 'rejected') return fail(400, 'planId', 'planId: no such plan');
+    if (!f) throw err;
+    return fail(503, 'gateway', 'gateway: the plan could not be read; try again later');
+  }
+  if (plan.status !== 'Active') {
+    return fail(400, 'planId', `planId: the plan is ${plan.status}, not Active`);
+  }
+  const amount = Math.round(Number(plan.amount) * 100);
+  if (!Number.isSafeInteger(amount) || amount < 1) {
+    return fail(400, 'planId', 'planId: the plan has no chargeable amount');
+  }
+  return {
+    ok: true,
+    value: {
+      id: plan.id,
+      name: plan.name,
+      amount,
+      intervalDays: PLAN_INTERVAL_DAYS[plan.planType] ?? plan.interval ?? 0,
+      description: plan.description,
+    },
+  };
+}
+
 /**
  * Creates a checkout session. The amount, methods, installments and origin are fixed here,
- * server side; the browser can only choose among them. The client secret is answered once
- * and stored as a hash.
+ * server side; the browser can only choose among them. With a `planId` the amount is the
+ * plan's and paying subscribes the card (credit, one installment). The client secret is
+ * answered once and stored as a hash.
  */
 export async function createSession(
   ctx: BffContext,
   body: CreateSessionBody,
 ): Promise<Result<CreatedSession>> {
-  if (body.planId !== undefined) {
-    return fail(400, 'planId', 'planId: subscriptions are not enabled');
+  if (body.planId !== undefined && body.amount !== undefined) {
+    return fail(400, 'amount', 'amount: comes from the plan; leave it out with planId');
   }
-  if (body.amount === undefined) return fail(400, 'amount', 'amount: is required (cents)');
+  if (body.planId === undefined && body.amount === undefined) {
+    return fail(400, 'amount', 'amount: is required (cents), or a planId');
+  }
   let origin: string;
   try {
     origin = new URL(body.origin).origin;
@@ -59,7 +105,17 @@ export async function createSession(
   if (!ctx.config.allowedOrigins.includes(origin)) {
     return fail(400, 'origin', 'origin: not one of the origins allowed to embed the checkout');
   }
-  const offered: PaymentMethod[] = body.methods ?? ['credit', 'debit'];
+  let plan: SessionPlan | undefined;
+  if (body.planId !== undefined) {
+    const loaded = await loadPlan(ctx, body.planId);
+    if (!loaded.ok) return loaded;
+    plan = loaded.value;
+    if (body.methods && !body.methods.includes('credit')) {
+      return fail(400, 'methods', 'methods: a subscription is paid by credit card');
+    }
+  }
+  const amount = plan ? plan.amount : (body.amount ?? 0);
+  const offered: PaymentMethod[] = plan ? ['credit'] : (body.methods ?? ['credit', 'debit']);
   const methods = [...new Set(offered)];
   const now = ctx.clock.now();
   const expiresAt = new Date(
@@ -72,13 +128,14 @@ export async function createSession(
     id,
     client_secret_hash: sha256Hex(clientSecret),
     status: 'open',
-    amount: body.amount,
+    amount,
     methods: methods.join(','),
-    max_installments: body.maxInstallments ?? 1,
+    max_installments: plan ? 1 : (body.maxInstallments ?? 1),
     reference_transaction: body.referenceTransaction ?? null,
     customer_json: body.customer ? JSON.stringify(body.customer) : null,
     origin,
-    plan_id: null,
+    plan_id: plan?.id ?? null,
+    plan_json: plan ? JSON.stringify(plan) : null,
     frame_accept: null,
     failure_code: null,
     attempts_used: 0,
@@ -92,7 +149,7 @@ export async function createSession(
       id,
       clientSecret,
       status: 'open',
-      amount: body.amount,
+      amount,
       expiresAt: expiresAt.toISOString(),
     },
   };
@@ -234,6 +291,7 @@ export function succeededResult(attempt: AttemptRow): PayResult {
       amount: attempt.amount,
       installments: attempt.installments,
       method: attempt.method === 'debit' ? 'debit' : 'credit',
+      ...(attempt.subscription_id ? { subscriptionId: attempt.subscription_id } : {}),
     },
   };
 }
@@ -250,6 +308,7 @@ export async function publicSession(ctx: BffContext, row: SessionRow): Promise<P
     maxInstallments: row.max_installments,
     attemptsLeft: attemptsLeft(ctx, row),
     expiresAt: row.expires_at,
+    ...(row.plan_json ? { plan: JSON.parse(row.plan_json) as SessionPlan } : {}),
     ...(outcome ? { outcome } : {}),
   };
 }
@@ -261,6 +320,7 @@ export async function sessionDetail(ctx: BffContext, row: SessionRow) {
   return {
     ...sessionSummary(ctx, row),
     customer: row.customer_json ? (JSON.parse(row.customer_json) as unknown) : null,
+    plan: row.plan_json ? (JSON.parse(row.plan_json) as SessionPlan) : null,
     attempts: attempts.map((a) => ({
       id: a.id,
       method: a.method,
@@ -269,6 +329,7 @@ export async function sessionDetail(ctx: BffContext, row: SessionRow) {
       paymentId: a.payment_id,
       nsu: a.nsu,
       authorizationCode: a.authorization_code,
+      subscriptionId: a.subscription_id,
       amount: a.amount,
       installments: a.installments,
       createdAt: a.created_at,
@@ -279,6 +340,7 @@ export async function sessionDetail(ctx: BffContext, row: SessionRow) {
           paymentId: succeeded.payment_id,
           nsu: succeeded.nsu,
           authorizationCode: succeeded.authorization_code,
+          subscriptionId: succeeded.subscription_id,
           method: succeeded.method,
           amount: succeeded.amount,
           installments: succeeded.installments,

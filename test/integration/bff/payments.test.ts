@@ -103,6 +103,7 @@ describe('POST /checkout/api/pay', () => {
         payment_id: 'p-dup',
         nsu: null,
         authorization_code: null,
+        subscription_id: null,
         amount: 990,
         installments: 1,
         created_at: now,

@@ -71,7 +71,7 @@ describe('POST /v1/checkout-sessions', () => {
     [{ amount: 100, origin: `${MERCHANT_ORIGIN}/checkout` }, 'origin'],
     [{ amount: 100, origin: MERCHANT_ORIGIN, maxInstallments: 13 }, 'maxInstallments'],
     [{ amount: 100, origin: MERCHANT_ORIGIN, methods: ['pix'] }, 'methods.0'],
-    [{ amount: 100, origin: MERCHANT_ORIGIN, planId: 'plan-1' }, 'planId'],
+    [{ amount: 100, origin: MERCHANT_ORIGIN, planId: 'plan-1' }, 'amount'],
     [{ amount: 100, origin: MERCHANT_ORIGIN, status: 'succeeded' }, 'body'],
   ])('400 naming the field %#', async (body, tag) => {
     const res = await t.request('POST', '/v1/checkout-sessions', { headers: merchant, body });

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PayResult, PublicSession } from '../../../server/bff/checkout-api';
+import { MERCHANT_ORIGIN, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+
+let t: TestBff;
+let planId: string;
+beforeAll(async () => {
+  t = await startBff({ config: { payRateLimitPerMinute: 10_000 } });
+  planId = await createPlan({ name: 'Gold monthly', amount: 49.9, planType: 'Monthly' });
+});
+afterAll(() => t.close());
+
+const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
+
+async function createPlan(fields: { name: string; amount: number; planType: string }) {
+  const res = await t.sandbox.call('POST', '/v1/recurrences/plans', {
+    body: { description: `${fields.name} membership`, paymentMethod: 'CreditCard', ...fields },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as string;
+}
+
+function createSession(body: object) {
+  return t.request('POST', '/v1/checkout-sessions', {
+    headers: merchant,
+    body: { origin: MERCHANT_ORIGIN, ...body },
+  });
+}
+
+describe('subscription checkout (planId)', () => {
+  it('takes the amount from the plan and shows the plan to the frame', async () => {
+    const res = await createSession({ planId });
+    expect(res.status).toBe(201);
+    const s = res.body as { clientSecret: string; amount: number };
+    expect(s.amount).toBe(4990);
+    const pub = await t.frame(s.clientSecret, 'GET', '/checkout/api/session');
+    expect(pub.body).toMatchObject({
+      amount: 4990,
+      methods: ['credit'],
+      maxInstallments: 1,
+      plan: {
+        id: planId,
+        name: 'Gold monthly',
+        amount: 4990,
+        intervalDays: 30,
+        description: 'Gold monthly membership',
+      },
+    } satisfies Partial<PublicSession>);
+  });
+
+  it.each([
+    [{ planId: 'no-such-plan' }, 'planId'],
+    [{ planId: 'x', amount: 100 }, 'amount'],
+    [{ planId: 'x', methods: ['debit'] }, 'methods'],
+  ])('400 for %o', async (body, tag) => {
+    const fresh = body.planId === 'x' ? { ...body, planId } : body;
+    const res = await createSession(fresh);
+    expect(res.status).toBe(400);
+    expect((res.body as { tag: string }[])[0]?.tag).toBe(tag);
+  });
+
+  it('refuses a plan that is not Active', async () => {
+    const inactive = await createPlan({ name: 'Old plan', amount: 10, planType: 'Yearly' });
+    const st = await t.sandbox.call('POST', `/v1/recurrences/plans/${inactive}/status`, {
+      body: { status: 'Inactive' },
+    });
+    expect(st.status).toBe(200);
+    const res = await createSession({ planId: inactive });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain('Inactive');
+  });
+
+  it('paying vaults the card and subscribes it; the gateway holds an Active subscription', async () => {
+    const created = (await createSession({ planId, referenceTransaction: 'sub-42' })).body as {
+      id: string;
+      clientSecret: string;
+    };
+    const debit = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000002701'),
+    );
+    expect(debit.status).toBe(400);
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000002701', { method: 'credit' }),
+    );
+    const result = res.body as Extract<PayResult, { status: 'succeeded' }>;
+    expect(result).toMatchObject({
+      status: 'succeeded',
+      payment: { amount: 4990, installments: 1, method: 'credit' },
+    });
+    const subscriptionId = result.payment.subscriptionId!;
+    expect(subscriptionId).toEqual(expect.any(String));
+    const sub = await t.sandbox.call('GET', `/v1/recurrences/subscriptions/${subscriptionId}`);
+    expect(sub.body).toMatchObject({ id: subscriptionId, status: 'Active', orderNumber: 'sub-42' });
+    expect((sub.body as { plan: { id: string } }).plan.id).toBe(planId);
+    const detail = await t.request('GET', `/v1/checkout-sessions/${created.id}`, {
+      headers: merchant,
+    });
+    expect(detail.body).toMatchObject({
+      status: 'succeeded',
+      plan: { id: planId },
+      payment: { subscriptionId },
+    });
+  });
+
+  it('a card the vault refuses leaves the session open with an attempt used', async () => {
+    const created = (await createSession({ planId })).body as { clientSecret: string };
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000002701', {
+        method: 'credit',
+        encryptedCard: Buffer.from('not a ciphertext').toString('base64'),
+      }),
+    );
+    expect(res.body).toEqual({
+      status: 'failed',
+      error: { code: 'invalid_card', retryable: true },
+      attemptsLeft: 2,
+    });
+  });
+});
