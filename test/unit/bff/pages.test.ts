@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../../server/bff/idempotency';
+import {
+  answeredPage,
+  escapeHtml,
+  framePage,
+  launcherPage,
+  scriptJson,
+} from '../../../server/bff/pages/html';
+import { isHashedName } from '../../../server/bff/routes/static';
+
+describe('escaping', () => {
+  it('escapes markup and attribute quotes', () => {
+    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
+  });
+
+  it('JSON in a script cannot close the element or break out', () => {
+    const out = scriptJson({ id: '</script><script>alert(1)</script>', s: '\u2028' });
+    expect(out).not.toContain('</script>');
+    expect(out).not.toContain('\u2028');
+    expect(JSON.parse(out)).toEqual({ id: '</script><script>alert(1)</script>', s: '\u2028' });
+  });
+});
+
+describe('pages', () => {
+  it('the frame page escapes what it embeds and has no inline script', () => {
+    const html = framePage({ sessionId: 'cs_"x', origin: 'https://a.example', locale: 'en' });
+    expect(html).toContain('session="cs_&quot;x"');
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+  });
+
+  it('the launcher carries PaReq, MD and TermUrl escaped, the script under the nonce', () => {
+    const html = launcherPage({
+      acsUrl: 'https://acs.example/challenge?a=1&b=2',
+      pareq: 'p"q',
+      md: 'm<d',
+      termUrl: 'https://bff.example/checkout/challenge/ch_1/return',
+      nonce: 'n0nce',
+      locale: 'pt-BR',
+    });
+    expect(html).toContain('action="https://acs.example/challenge?a=1&amp;b=2"');
+    expect(html).toContain('name="PaReq" value="p&quot;q"');
+    expect(html).toContain('name="MD" value="m&lt;d"');
+    expect(html).toContain('<script nonce="n0nce">');
+    expect(html).toContain('<noscript><button type="submit">Continuar</button></noscript>');
+  });
+
+  it('the answer page posts only the challenge id, to the exact merchant origin', () => {
+    const html = answeredPage({
+      challengeId: 'ch_1',
+      targetOrigin: 'https://shop.example',
+      nonce: 'abc',
+      locale: 'en',
+    });
+    expect(html).toContain(
+      'window.parent.postMessage({"type":"challenge-answered","challengeId":"ch_1"}, "https://shop.example");',
+    );
+    expect(html).not.toContain("'*'");
+  });
+});
+
+describe('isHashedName', () => {
+  it.each([
+    ['card-checkout.Bx3k9aQ1.js', true],
+    ['card-checkout.3f9a1c2b.js', true],
+    ['chunk-DhT6aB2c.js', true],
+    ['card-checkout.js', false],
+    ['card-form.js', false],
+    ['manifest.json', false],
+  ])('%s → %s', (name, hashed) => {
+    expect(isHashedName(name)).toBe(hashed);
+  });
+});
+
+describe('canonicalJson', () => {
+  it('is independent of key order and drops undefined', () => {
+    expect(canonicalJson({ b: 1, a: [{ d: 2, c: undefined }] })).toBe(
+      canonicalJson({ a: [{ d: 2 }], b: 1 }),
+    );
+    expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: 2 }));
+  });
+});
