@@ -487,9 +487,12 @@ export class CardForm extends LitElement {
     this.#send({ type: 'failed', code, message, retryable: canRetry });
   }
 
+  /** The session cannot take a payment any more; the page hears it as a final failure. */
   #end(code: FailureCode): void {
+    const message = this.#m.failures[code];
     this.status = 'ended';
-    this.#announce(this.#m.failures[code], 'failure');
+    this.#announce(message, 'failure');
+    this.#send({ type: 'failed', code, message, retryable: false });
   }
 
   #announce(text: string, kind: 'info' | 'failure'): void {
