@@ -13,6 +13,7 @@ import { checkoutApiRoutes, checkoutPageRoutes } from './routes/checkout';
 import { healthRoutes } from './routes/health';
 import { merchantRoutes } from './routes/merchant';
 import { staticRoutes } from './routes/static';
+import { webhookReceiverRoutes } from './webhooks/receiver';
 import { join } from 'node:path';
 
 export interface BffDeps {
@@ -59,6 +60,7 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     .route('/v1', merchantRoutes(ctx))
     .route('/checkout/api', checkoutApiRoutes(ctx))
     .route('/checkout', checkoutPageRoutes(ctx))
+    .route('/webhooks', webhookReceiverRoutes(ctx))
     .route('/widget', staticRoutes(join(config.staticDir, 'widget')))
     .route('/frame', staticRoutes(join(config.staticDir, 'frame')));
 
