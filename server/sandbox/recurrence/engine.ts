@@ -1,9 +1,10 @@
+import { sql, type Insertable } from 'kysely';
 import { uuid } from '../../lib/ids';
 import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
 import { addDaysIso, toCents } from './common';
 import { selectSubscriptionsWithPlan, splitJoined } from './subscriptions';
-import type { BillingStatus } from './store';
+import type { BillingStatus, RecurrenceTables } from './store';
 import type { VaultPort } from './vault-port';
 
 /**
@@ -20,6 +21,19 @@ export function retryDelayDays(failures: number, attempts: number): number | nul
 
 /** Rows fetched per query; the engine loops until nothing due is left. */
 export const BATCH_SIZE = 500;
+
+/** Rows per multi-row INSERT (13 columns: well under SQLite's bound variables). */
+const INSERT_CHUNK = 100;
+
+type DueBilling = Awaited<ReturnType<BillingEngine['dueBillings']>>[number];
+
+interface PaidBilling {
+  id: string;
+  paymentId: string;
+  /** The plan's last installment: the subscription may end. */
+  last: boolean;
+  subscriptionId: string;
+}
 
 export type ChargeOutcome =
   | { status: 'Paid'; paymentId: string }
@@ -104,39 +118,49 @@ export class BillingEngine implements DueTask {
       .execute();
     if (due.length === 0) return 0;
     const nowIso = this.ctx.clock.now().toISOString();
+    const billings: Insertable<RecurrenceTables['recurrence_billings']>[] = [];
+    // Subscriptions that move to the same next state share one UPDATE.
+    const moves = new Map<string, { installment: number; nextAt: string | null; ids: string[] }>();
+    for (const row of due) {
+      const { sub, plan } = splitJoined(row);
+      const dueAt = sub.next_billing_at!;
+      const installment = sub.next_installment;
+      billings.push({
+        id: uuid(),
+        user_name: sub.user_name,
+        subscription_id: sub.id,
+        installment,
+        status: 'Opened',
+        amount: plan.amount,
+        expire_at: dueAt,
+        attempts_made: 0,
+        next_attempt_at: dueAt,
+        last_return_code: null,
+        payment_id: null,
+        created_date: nowIso,
+        modified_date: nowIso,
+      });
+      const last = plan.installments > 0 && installment >= plan.installments;
+      const nextAt = last ? null : addDaysIso(dueAt, plan.interval_days);
+      const key = `${installment}|${nextAt}`;
+      const move = moves.get(key) ?? { installment, nextAt, ids: [] };
+      move.ids.push(sub.id);
+      moves.set(key, move);
+    }
     await this.ctx.db.transaction().execute(async (trx) => {
-      for (const row of due) {
-        const { sub, plan } = splitJoined(row);
-        const dueAt = sub.next_billing_at!;
-        const installment = sub.next_installment;
+      for (let i = 0; i < billings.length; i += INSERT_CHUNK) {
         await trx
           .insertInto('recurrence_billings')
-          .values({
-            id: uuid(),
-            user_name: sub.user_name,
-            subscription_id: sub.id,
-            installment,
-            status: 'Opened',
-            amount: plan.amount,
-            expire_at: dueAt,
-            attempts_made: 0,
-            next_attempt_at: dueAt,
-            last_return_code: null,
-            payment_id: null,
-            created_date: nowIso,
-            modified_date: nowIso,
-          })
+          .values(billings.slice(i, i + INSERT_CHUNK))
           .onConflict((oc) => oc.columns(['subscription_id', 'installment']).doNothing())
           .execute();
-        const last = plan.installments > 0 && installment >= plan.installments;
+      }
+      for (const move of moves.values()) {
         await trx
           .updateTable('recurrence_subscriptions')
-          .set({
-            next_installment: installment + 1,
-            next_billing_at: last ? null : addDaysIso(dueAt, plan.interval_days),
-          })
-          .where('id', '=', sub.id)
-          .where('next_installment', '=', installment)
+          .set({ next_installment: move.installment + 1, next_billing_at: move.nextAt })
+          .where('id', 'in', move.ids)
+          .where('next_installment', '=', move.installment)
           .execute();
       }
     });
@@ -145,30 +169,19 @@ export class BillingEngine implements DueTask {
 
   /** Charges every billing whose attempt fell due, one at a time through the vault. */
   private async chargeDueBillings(at: string): Promise<number> {
-    const due = await this.ctx.db
-      .selectFrom('recurrence_billings as b')
-      .innerJoin('recurrence_subscriptions as s', 's.id', 'b.subscription_id')
-      .innerJoin('recurrence_plans as p', 'p.id', 's.plan_id')
-      .select([
-        'b.id',
-        'b.user_name',
-        'b.subscription_id',
-        'b.installment',
-        'b.amount',
-        'b.attempts_made',
-        'b.next_attempt_at',
-        's.status as sub_status',
-        's.vault_id',
-        's.order_number',
-        's.next_billing_at',
-        'p.attempts',
-        'p.installments',
-      ])
-      .where('b.next_attempt_at', '<=', at)
-      .orderBy('b.next_attempt_at')
-      .orderBy('b.id')
-      .limit(BATCH_SIZE)
-      .execute();
+    const due = await this.dueBillings(at);
+    if (due.length === 0) return 0;
+    const paid: PaidBilling[] = [];
+    try {
+      await this.chargeEach(due, paid);
+    } finally {
+      // Even if a later charge threw, what was approved is recorded as Paid.
+      await this.markPaid(paid);
+    }
+    return due.length;
+  }
+
+  private async chargeEach(due: DueBilling[], paid: PaidBilling[]): Promise<void> {
     for (const b of due) {
       const nowIso = this.ctx.clock.now().toISOString();
       if (b.sub_status !== 'Active') {
@@ -209,12 +222,21 @@ export class BillingEngine implements DueTask {
           .execute();
         continue;
       }
+      if (outcome.status === 'Paid') {
+        paid.push({
+          id: b.id,
+          paymentId: outcome.paymentId,
+          last: b.installments > 0 && b.installment >= b.installments,
+          subscriptionId: b.subscription_id,
+        });
+        continue;
+      }
       await this.finish(b.id, b.next_attempt_at, {
         status: outcome.status,
         at: nowIso,
         attemptsMade,
-        paymentId: outcome.status === 'Paid' ? outcome.paymentId : null,
-        returnCode: outcome.status === 'Paid' ? '00' : outcome.returnCode,
+        paymentId: null,
+        returnCode: outcome.returnCode,
       });
       if (outcome.status === 'Denied' && outcome.block) {
         await this.ctx.db
@@ -223,15 +245,57 @@ export class BillingEngine implements DueTask {
           .where('id', '=', b.subscription_id)
           .where('status', '=', 'Active')
           .execute();
-      } else if (
-        b.installments > 0 &&
-        b.installment >= b.installments &&
-        b.next_billing_at === null
-      ) {
+      } else if (b.installments > 0 && b.installment >= b.installments) {
         await this.completeIfDone(b.subscription_id, nowIso);
       }
     }
-    return due.length;
+  }
+
+  private dueBillings(at: string) {
+    return this.ctx.db
+      .selectFrom('recurrence_billings as b')
+      .innerJoin('recurrence_subscriptions as s', 's.id', 'b.subscription_id')
+      .innerJoin('recurrence_plans as p', 'p.id', 's.plan_id')
+      .select([
+        'b.id',
+        'b.user_name',
+        'b.subscription_id',
+        'b.installment',
+        'b.amount',
+        'b.attempts_made',
+        'b.next_attempt_at',
+        's.status as sub_status',
+        's.vault_id',
+        's.order_number',
+        's.next_billing_at',
+        'p.attempts',
+        'p.installments',
+      ])
+      .where('b.next_attempt_at', '<=', at)
+      .orderBy('b.next_attempt_at')
+      .orderBy('b.id')
+      .limit(BATCH_SIZE)
+      .execute();
+  }
+
+  /** Marks approved billings Paid: one statement for the batch. */
+  private async markPaid(paid: PaidBilling[]): Promise<void> {
+    if (paid.length === 0) return;
+    const nowIso = this.ctx.clock.now().toISOString();
+    const paymentIds = sql.join(
+      paid.map((p) => sql`when ${p.id} then ${p.paymentId}`),
+      sql` `,
+    );
+    await sql`
+      update recurrence_billings
+      set status = 'Paid', next_attempt_at = null, modified_date = ${nowIso},
+          attempts_made = attempts_made + 1, last_return_code = '00',
+          payment_id = case id ${paymentIds} end
+      where status = 'Opened' and id in (${sql.join(paid.map((p) => p.id))})
+    `.execute(this.ctx.db);
+    for (const p of paid) {
+      if (p.last) await this.completeIfDone(p.subscriptionId, nowIso);
+    }
   }
 
   private async finish(

@@ -1,0 +1,113 @@
+/**
+ * Billing engine benchmark: 10,000 active monthly subscriptions, the sandbox clock advanced one
+ * year (13 installments each: day 0, 30, …, 360 → 130,000 charges through the card vault).
+ * Prints the wall time of the advance and the peak memory.
+ *
+ *   npx tsx test/bench/billing-engine.ts [subscriptions] [--spread]
+ *
+ * By default every subscription is created at the same instant (one scheduler step per
+ * billing cycle); `--spread` creates them over 30 days so each falls due at its own instant
+ * (one scheduler step per subscription and cycle, the worst case for the scheduler).
+ */
+import os from 'node:os';
+import { resourceUsage } from 'node:process';
+import { MS, OffsetClock } from '../../server/lib/clock';
+import { openDb } from '../../server/lib/db';
+import { createSandboxApp } from '../../server/sandbox/app';
+import { DEFAULT_CLIENT } from '../../server/sandbox/clients';
+import type { SandboxDb } from '../../server/sandbox/db';
+import { createPlan } from '../../server/sandbox/recurrence/plans';
+import { createSubscription } from '../../server/sandbox/recurrence/subscriptions';
+import { sandboxVaultPort } from '../../server/sandbox/recurrence';
+import { vaultCard } from '../../server/sandbox/vault/service';
+
+const count = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10_000);
+const spread = process.argv.includes('--spread');
+
+async function main(): Promise<void> {
+  const { db, close } = await openDb<SandboxDb>({ url: ':memory:' });
+  // A frozen base: time moves only when the scheduler moves it, so runs are repeatable.
+  const start = Date.parse('2026-01-01T12:00:00Z');
+  const clock = new OffsetClock(0, { now: () => new Date(start) });
+  const { ctx } = await createSandboxApp({ db, publicUrl: 'http://localhost', clock });
+  const client = DEFAULT_CLIENT;
+
+  const t0 = performance.now();
+  const plan = await createPlan(ctx, client, {
+    name: 'Bench monthly',
+    description: 'bench',
+    amount: 19.9,
+    planType: 'Monthly',
+    paymentMethod: 'CreditCard',
+  });
+  if (!plan.ok) throw new Error(plan.description);
+  const step = spread ? Math.floor((30 * MS.day) / count) : 0;
+  for (let i = 0; i < count; i++) {
+    const v = await vaultCard(ctx, client, {
+      cardInfo: {
+        number: '4000000000002701',
+        securityCode: '123',
+        expirationMonth: '12',
+        expirationYear: '39',
+        cardholderName: 'BENCH',
+      },
+    });
+    if (!v.ok) throw new Error(JSON.stringify(v.items));
+    const sub = await createSubscription(ctx, sandboxVaultPort, client, {
+      planId: plan.value,
+      vaultId: v.vaultId,
+      orderNumber: String(i),
+    });
+    if (!sub.ok) throw new Error(sub.description);
+    if (step) clock.advance(step);
+  }
+  const setupMs = performance.now() - t0;
+
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 25);
+  const t1 = performance.now();
+  const cpu0 = process.cpuUsage();
+  await ctx.scheduler.advance(365 * MS.day);
+  const advanceMs = performance.now() - t1;
+  const cpu = process.cpuUsage(cpu0);
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+
+  const byStatus = await db
+    .selectFrom('recurrence_billings')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  const payments = await db
+    .selectFrom('payments')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  // Idempotence: running what is due again creates nothing new.
+  await ctx.scheduler.runDueNow();
+  const again = await db
+    .selectFrom('recurrence_billings')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+  console.log(`subscriptions        ${count}${spread ? ' (spread over 30 days)' : ''}`);
+  console.log(`setup                ${(setupMs / 1000).toFixed(1)} s`);
+  console.log(`advance 365 days     ${(advanceMs / 1000).toFixed(1)} s wall`);
+  console.log(`  of which CPU       ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (user+system)`);
+  console.log(`load average         ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`);
+  console.log(
+    `billings             ${byStatus.map((r) => `${r.status} ${Number(r.n)}`).join(', ')}`,
+  );
+  console.log(`payments recorded    ${Number(payments.n)}`);
+  console.log(`billings after rerun ${Number(again.n)}`);
+  console.log(`peak rss (sampled)   ${mb(peakRss)} MB`);
+  console.log(`maxRSS (process)     ${mb(resourceUsage().maxRSS * 1024)} MB`);
+  await close();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
