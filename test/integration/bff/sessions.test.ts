@@ -283,3 +283,38 @@ describe('readiness', () => {
     }
   });
 });
+
+describe('public key', () => {
+  it('is read from the gateway once per TTL, whatever the number of frames', async () => {
+    const { createGatewayClient } = await import('../../../server/gateway/client');
+    const real = createGatewayClient({
+      gatewayBaseUrl: t.sandbox.url,
+      credentials: { gateway: { userName: 'sandbox', password: 'sandbox' } },
+    });
+    let calls = 0;
+    const counting = {
+      ...real,
+      getPublicKey: (...args: Parameters<typeof real.getPublicKey>) => {
+        calls++;
+        return real.getPublicKey(...args);
+      },
+    };
+    const other = await startBff({ sandbox: t.sandbox, deps: { gateway: counting } });
+    try {
+      const s = await other.createSession();
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => other.frame(s.clientSecret, 'GET', '/checkout/api/public-key')),
+      );
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect((answers[0]!.body as { key: string }).key).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+      expect(calls).toBe(1);
+      other.clock.advance(11 * 60_000);
+      await other.frame(s.clientSecret, 'GET', '/checkout/api/public-key');
+      expect(calls).toBe(2);
+      const anon = await other.request('GET', '/checkout/api/public-key');
+      expect(anon.status).toBe(401);
+    } finally {
+      await other.close();
+    }
+  });
+});
