@@ -7,9 +7,22 @@ export interface Expiry {
   year: string;
 }
 
-/** Inserts the slash as the shopper types: `1` → `1`, `12` → `12/`, `1228` → `12/28`. */
+/**
+ * Formats the field as the shopper types or autofills: `1` → `1`, `3` → `03/`, `12` → `12/`,
+ * `1228` → `12/28`, `1/28` → `01/28`, and a four-digit year from autofill, `12/2028` or
+ * `122028`, → `12/28`. While deleting, a trailing slash is not put back.
+ */
 export function formatExpiryInput(raw: string, deleting = false): string {
+  const parts = /^\s*(\d{1,2})\s*\/\s*(\d*)\s*$/.exec(raw);
+  if (parts) {
+    const month = (parts[1] ?? '').padStart(2, '0');
+    let year = parts[2] ?? '';
+    if (year.length === 4) year = year.slice(2);
+    year = year.slice(0, 2);
+    return year === '' && deleting ? month : `${month}/${year}`;
+  }
   let digits = raw.replace(/\D/g, '');
+  if (digits.length === 6) digits = digits.slice(0, 2) + digits.slice(4);
   // A first digit above 1 can only be a month 02–09.
   if (digits.length === 1 && Number(digits) > 1) digits = `0${digits}`;
   digits = digits.slice(0, 4);

@@ -155,6 +155,9 @@ export class CardForm extends LitElement {
       this.#challengeWindowSize = init.challengeWindowSize;
       this.#applyTheme(init.theme);
       this.#api = createCheckoutApi(init.clientSecret);
+      // Heights measured before the port existed went nowhere: report the current one.
+      this.#lastHeight = -1;
+      this.#reportHeight();
       void this.#loadSession();
     });
     this.#resizeObserver = new ResizeObserver(() => this.#reportHeight());
@@ -235,7 +238,14 @@ export class CardForm extends LitElement {
     } else if (session.status === 'expired') {
       this.#end('session_expired');
     } else if (session.status === 'failed') {
-      this.#end(session.attemptsLeft > 0 ? 'try_again_later' : 'attempts_exhausted');
+      const outcome = session.outcome;
+      this.#end(
+        outcome?.status === 'failed'
+          ? outcome.error.code
+          : session.attemptsLeft > 0
+            ? 'try_again_later'
+            : 'attempts_exhausted',
+      );
     } else {
       this.status = 'form';
       // Fetch the key while the shopper types.

@@ -24,7 +24,16 @@ describe('formatExpiryInput', () => {
     ['12', true, '12'],
     ['122', false, '12/2'],
     ['12/28', false, '12/28'],
-    ['122899', false, '12/28'],
+    ['122028', false, '12/28'],
+    ['12/2028', false, '12/28'],
+    ['12 / 28', false, '12/28'],
+    ['1/28', false, '01/28'],
+    ['1/', false, '01/'],
+    ['12/', false, '12/'],
+    ['12/', true, '12'],
+    ['12/2', true, '12/2'],
+    ['12/289', false, '12/28'],
+    ['12a28', false, '12/28'],
     ['', false, ''],
   ])('%s (deleting %s) → %s', (raw, deleting, out) => {
     expect(formatExpiryInput(raw, deleting)).toBe(out);
