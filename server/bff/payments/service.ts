@@ -154,7 +154,8 @@ export async function pay(
   facts: RequestFacts,
   log: Logger,
 ): Promise<StepAnswer> {
-  const row = await refreshSession(ctx, sessionRow);
+  let row = await refreshSession(ctx, sessionRow);
+  if (row.status === 'challenge') row = await abandonPendingChallenge(ctx, row);
   const blocked = await notPayable(ctx, row);
   if (blocked) return blocked;
   if (!sessionMethods(row).includes(body.method)) {
@@ -314,6 +315,26 @@ export async function pay(
       attemptLog,
     ),
   };
+}
+
+/**
+ * A new pay while a challenge waits unanswered means the shopper left it (a reloaded page, a
+ * closed dialog whose cancel was lost): the challenge is canceled, using its attempt, so the
+ * session is not stuck for ten minutes. An answered challenge is left to complete.
+ */
+async function abandonPendingChallenge(ctx: BffContext, row: SessionRow): Promise<SessionRow> {
+  const pending = await ctx.db
+    .selectFrom('challenges')
+    .select(['id', 'attempt_id'])
+    .where('session_id', '=', row.id)
+    .where('status', '=', 'pending')
+    .execute();
+  for (const ch of pending) {
+    if (await transitionChallenge(ctx.db, ch.id, ['pending'], 'canceled')) {
+      await endAttemptAsFailure(ctx, row, ch.attempt_id, 'challenge_canceled', true, 'challenge');
+    }
+  }
+  return (await findSession(ctx.db, row.id)) ?? row;
 }
 
 /**

@@ -193,6 +193,23 @@ describe('3DS challenge', () => {
     expect(foreign.status).toBe(404);
   });
 
+  it('paying again while a challenge waits unanswered abandons it', async () => {
+    const { s, challenge } = await startChallenge();
+    const ok = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
+    expect((ok.body as PayResult).status).toBe('succeeded');
+    const detail = await t.request('GET', `/v1/checkout-sessions/${s.id}`, {
+      headers: { authorization: `Bearer ${MERCHANT_SECRET}` },
+    });
+    const attempts = (detail.body as { attempts: { status: string; failureCode: string }[] })
+      .attempts;
+    expect(attempts.map((a) => [a.status, a.failureCode])).toEqual([
+      ['failed', 'challenge_canceled'],
+      ['succeeded', null],
+    ]);
+    const launcher = await t.request('GET', new URL(challenge.challengeUrl).pathname);
+    expect(launcher.status).toBe(410);
+  });
+
   it('a challenge left past 10 minutes times out; the session takes a new payment', async () => {
     const { s, challenge } = await startChallenge();
     t.clock.advance(10 * 60_000 + 1000);
