@@ -194,6 +194,8 @@ describe('POST /checkout/api/pay', () => {
         method: 'credit',
         encryptedCard: encryptWithKey(key, '4000000000002701'),
       });
+      // Warm the token (readyz has its own, longer timeout): only the payment may be slow.
+      expect((await slow.request('GET', '/readyz')).status).toBe(200);
       const fault = await t.sandbox.call('POST', '/__sandbox/faults', {
         token: null,
         body: { method: 'POST', path: '/v1/payments', count: 1, latencyMs: 1500 },
