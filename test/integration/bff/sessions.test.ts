@@ -91,6 +91,7 @@ describe('POST /v1/checkout-sessions', () => {
 describe('GET /v1/checkout-sessions', () => {
   it('reads one session with its attempts, and lists newest first with a bound', async () => {
     const a = await t.createSession({ amount: 111 });
+    t.clock.advance(5); // distinct creation instants: the list orders by them
     const b = await t.createSession({ amount: 222 });
     const one = await t.request('GET', `/v1/checkout-sessions/${a.id}`, { headers: merchant });
     expect(one.status).toBe(200);
