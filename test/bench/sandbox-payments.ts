@@ -5,7 +5,8 @@
  * on a free loopback port, so the load generator here does not share its event loop, then
  * sends frictionless `POST /v1/payments/3ds` at concurrency 32 with plain card fields and
  * with encrypted cards. Prints start-up time, payments/s, p50 and p99.
- * Env: BENCH_REQUESTS (default 5000), BENCH_CONCURRENCY (32), BENCH_SECONDS (15, a cap).
+ * Env: BENCH_REQUESTS (default 5000), BENCH_CONCURRENCY (32), BENCH_SECONDS (15, a cap),
+ * BENCH_PROFILE_DIR (write V8 CPU profiles of the sandbox process there).
  */
 import { spawn } from 'node:child_process';
 import { constants, publicEncrypt, randomBytes } from 'node:crypto';
@@ -72,7 +73,10 @@ function request(
 
 async function startSandbox(dbFile: string, port: number) {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/sandbox/main.ts'], {
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'server/sandbox/main.ts'], {
     env: {
       ...process.env,
       SANDBOX_PORT: String(port),
