@@ -181,4 +181,23 @@ export const recurrenceMigrations: Migration[] = [
         .execute();
     },
   },
+  {
+    // The engine reads due work in (instant, id) order: with the id in the index, a batch of
+    // equal instants comes straight off the index instead of being sorted.
+    name: 'recurrence_0004_due_order',
+    async up(db) {
+      await db.schema.dropIndex('recurrence_subscriptions_due').execute();
+      await db.schema
+        .createIndex('recurrence_subscriptions_due')
+        .on('recurrence_subscriptions')
+        .columns(['status', 'next_billing_at', 'id'])
+        .execute();
+      await db.schema.dropIndex('recurrence_billings_due').execute();
+      await db.schema
+        .createIndex('recurrence_billings_due')
+        .on('recurrence_billings')
+        .columns(['next_attempt_at', 'id'])
+        .execute();
+    },
+  },
 ];

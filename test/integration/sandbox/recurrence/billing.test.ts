@@ -1,4 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  BillingSearchResponseSchema,
+  SubscriptionSchema,
+  SubscriptionSearchResponseSchema,
+} from '../../../../server/gateway/schemas/recurrence';
 import { startSandbox, type TestSandbox } from '../../../support/sandbox';
 import {
   DAY_MS,
@@ -43,6 +48,13 @@ describe('billing engine', () => {
       Array.from({ length: 12 }, (_, i) => i * 30),
     );
     expect(year[0]!.subscription).toMatchObject({ status: 'Active', plan: { id: planId } });
+    // The answers satisfy the gateway client's response schemas.
+    const page = await gw(sb, 'GET', '/v1/recurrences/billing?limit=100');
+    expect(BillingSearchResponseSchema.safeParse(page.body).success).toBe(true);
+    const sub = await gw(sb, 'GET', `/v1/recurrences/subscriptions/${subId}`);
+    expect(SubscriptionSchema.safeParse(sub.body).success).toBe(true);
+    const subs = await gw(sb, 'GET', '/v1/recurrences/subscriptions?planName=gold');
+    expect(SubscriptionSearchResponseSchema.parse(subs.body).total).toBe(1);
 
     // Idempotent: advancing by nothing creates nothing new.
     await sb.call('POST', '/__sandbox/clock/advance', { token: null, body: { seconds: 0 } });
