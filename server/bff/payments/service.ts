@@ -526,7 +526,7 @@ async function settle(
 
 // ---------------------------------------------------------------- challenge
 
-/** Looks a challenge of this session up, expiring it when its time is over. */
+/** A challenge of this session (another session's challenge reads as unknown). */
 async function challengeOf(
   ctx: BffContext,
   row: SessionRow,

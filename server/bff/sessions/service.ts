@@ -14,7 +14,6 @@ import type { Plan } from '../../gateway/schemas';
 import type { BffContext } from '../context';
 import { classifyGatewayError } from '../payments/outcomes';
 import {
-  findChallenge,
   findSession,
   findSucceededAttempt,
   insertSession,
@@ -208,8 +207,6 @@ async function expireStaleChallenges(
   let changed = false;
   for (const ch of open) {
     if (now.getTime() < Date.parse(ch.expires_at)) continue;
-    const challenge = await findChallenge(ctx.db, ch.id);
-    if (!challenge) continue;
     if (await transitionChallenge(ctx.db, ch.id, ['pending', 'answered'], 'expired')) {
       await endAttemptAsFailure(ctx, row, ch.attempt_id, 'challenge_timeout', true, 'challenge');
       changed = true;
@@ -351,7 +348,7 @@ export async function sessionDetail(ctx: BffContext, row: SessionRow) {
   };
 }
 
-/** One row of `GET /v1-checkout-sessions` (no customer, no attempts). */
+/** One row of `GET /v1/checkout-sessions` (no customer, no attempts). */
 export function sessionSummary(ctx: BffContext, row: SessionRow) {
   return {
     id: row.id,
