@@ -178,6 +178,26 @@ describe('POST /v1/payments field rules', () => {
       'customer.country',
     ],
     [
+      'customer.lastName 61',
+      (b) => ((b as Record<string, unknown>).customer = { lastName: 'l'.repeat(61) }),
+      'customer.lastName',
+    ],
+    [
+      'customer.address 61',
+      (b) => ((b as Record<string, unknown>).customer = { address: 'a'.repeat(61) }),
+      'customer.address',
+    ],
+    [
+      'customer.complement 61',
+      (b) => ((b as Record<string, unknown>).customer = { complement: 'c'.repeat(61) }),
+      'customer.complement',
+    ],
+    [
+      'numberToken only',
+      (b) => (b.cardInfo = { cardholderName: 'A', numberToken: 'tok' }),
+      'cardInfo.numberToken',
+    ],
+    [
       'split document',
       (b) =>
         ((b as Record<string, unknown>).configSplit = [
