@@ -1,11 +1,13 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { isUniqueViolation, migrate } from '../../lib/db';
+import { migrate } from '../../lib/db';
 import { errorResponse } from '../../lib/http';
 import { constantTimeEqual } from '../../lib/secrets';
 import type { BffContext, BffEnv } from '../context';
-import { findAttemptByGatewayIds, markPaymentCanceled } from '../sessions/store';
-import { inboxDb, inboxMigrations, type InboxKysely } from './store';
+import { markPaymentCanceled } from '../sessions/store';
+import { inboxDb, inboxMigrations, type InboxKysely, type InboxTables } from './store';
+
+type InboxRow = InboxTables['webhook_inbox'];
 
 /** The spec's webhook notification, as we accept it (sizes from the spec where it gives them). */
 export const NotificationSchema = z.object({
@@ -49,6 +51,12 @@ export class WebhookReceiver {
   readonly db: InboxKysely;
   private readonly ready: Promise<unknown>;
   private running: Promise<void> | null = null;
+  private pending: {
+    row: InboxRow;
+    resolve: (v: 'stored' | 'duplicate') => void;
+    reject: (e: unknown) => void;
+  }[] = [];
+  private flushing = false;
   private again = false;
 
   constructor(private readonly ctx: BffContext) {
@@ -102,37 +110,25 @@ export class WebhookReceiver {
       return errorResponse(c, 400, tag, `${tag}: ${issue.message}`);
     }
     const n = parsed.data;
+    let outcome: 'stored' | 'duplicate';
     try {
       await this.ready;
-      await this.db
-        .insertInto('webhook_inbox')
-        .values({
-          movement_id: n.movementId,
-          nsu: n.nsu,
-          cod_auth: n.codAuth,
-          installment_number: n.installmentNumber,
-          moment: n.moment,
-          type: n.type,
-          old_value: n.oldValue ?? null,
-          new_value: n.newValue,
-          status: 'received',
-          duplicates: 0,
-          received_at: this.ctx.clock.now().toISOString(),
-          processed_at: null,
-          attempt_id: null,
-        })
-        .execute();
+      outcome = await this.store({
+        movement_id: n.movementId,
+        nsu: n.nsu,
+        cod_auth: n.codAuth,
+        installment_number: n.installmentNumber,
+        moment: n.moment,
+        type: n.type,
+        old_value: n.oldValue ?? null,
+        new_value: n.newValue,
+        status: 'received',
+        duplicates: 0,
+        received_at: this.ctx.clock.now().toISOString(),
+        processed_at: null,
+        attempt_id: null,
+      });
     } catch (err) {
-      if (isUniqueViolation(err)) {
-        await this.db
-          .updateTable('webhook_inbox')
-          .set((eb) => ({ duplicates: eb('duplicates', '+', 1) }))
-          .where('movement_id', '=', n.movementId)
-          .execute()
-          .catch(() => undefined);
-        log.info({ event: 'webhook.duplicate', movementId: n.movementId }, 'webhook duplicate');
-        return c.body(null, 200);
-      }
       log.error(
         {
           event: 'webhook.store_failed',
@@ -142,6 +138,10 @@ export class WebhookReceiver {
         'webhook not stored',
       );
       return errorResponse(c, 500, '', 'The notification could not be stored');
+    }
+    if (outcome === 'duplicate') {
+      log.info({ event: 'webhook.duplicate', movementId: n.movementId }, 'webhook duplicate');
+      return c.body(null, 200);
     }
     log.info(
       {
@@ -154,6 +154,70 @@ export class WebhookReceiver {
     );
     this.kick();
     return c.body(null, 200);
+  }
+
+  /**
+   * Group commit: notifications arriving together are inserted in one transaction, and each
+   * request is answered once its row is durable. A movementId already stored (or repeated in
+   * the same group) is a duplicate: counted, not stored again.
+   */
+  private store(row: InboxRow): Promise<'stored' | 'duplicate'> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ row, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    this.flushing = false;
+    const first = new Map<number, InboxRow>();
+    for (const p of batch) if (!first.has(p.row.movement_id)) first.set(p.row.movement_id, p.row);
+    const inserted = new Set<number>();
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        const rows = [...first.values()];
+        for (let i = 0; i < rows.length; i += 100) {
+          const res = await trx
+            .insertInto('webhook_inbox')
+            .values(rows.slice(i, i + 100))
+            .onConflict((oc) => oc.column('movement_id').doNothing())
+            .returning('movement_id')
+            .execute();
+          for (const r of res) inserted.add(Number(r.movement_id));
+        }
+        const claimed = new Set<number>();
+        for (const p of batch) {
+          const id = p.row.movement_id;
+          if (inserted.has(id) && !claimed.has(id)) {
+            claimed.add(id);
+            continue;
+          }
+          await trx
+            .updateTable('webhook_inbox')
+            .set((eb) => ({ duplicates: eb('duplicates', '+', 1) }))
+            .where('movement_id', '=', id)
+            .execute();
+        }
+      });
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    const answered = new Set<number>();
+    for (const p of batch) {
+      const id = p.row.movement_id;
+      if (inserted.has(id) && !answered.has(id)) {
+        answered.add(id);
+        p.resolve('stored');
+      } else {
+        p.resolve('duplicate');
+      }
+    }
   }
 
   /** Starts processing soon; one processor at a time, re-run if more arrived meanwhile. */
@@ -185,7 +249,7 @@ export class WebhookReceiver {
     while (this.running) await this.running;
   }
 
-  /** Applies every `received` notification in movement order. */
+  /** Applies every `received` notification in movement order, a batch at a time. */
   async processAll(): Promise<void> {
     for (;;) {
       const batch = await this.db
@@ -196,42 +260,63 @@ export class WebhookReceiver {
         .limit(500)
         .execute();
       if (batch.length === 0) return;
-      for (const row of batch) await this.apply(row);
+      await this.applyBatch(batch);
     }
   }
 
-  private async apply(row: {
-    movement_id: number;
-    nsu: string;
-    cod_auth: string;
-    new_value: string;
-    moment: string;
-  }): Promise<void> {
-    const ids = { nsu: row.nsu };
-    const attempt =
-      row.new_value === 'Canceled'
-        ? await markPaymentCanceled(this.ctx.db, { ...ids, at: row.moment })
-        : await findAttemptByGatewayIds(this.ctx.db, ids);
-    await this.db
-      .updateTable('webhook_inbox')
-      .set({
-        status: attempt ? 'processed' : 'unmatched',
-        processed_at: this.ctx.clock.now().toISOString(),
-        attempt_id: attempt?.id ?? null,
-      })
-      .where('movement_id', '=', row.movement_id)
-      .where('status', '=', 'received')
+  private async applyBatch(batch: InboxRow[]): Promise<void> {
+    const nsus = [...new Set(batch.map((r) => r.nsu))];
+    const attempts = await this.ctx.db
+      .selectFrom('payment_attempts')
+      .select(['id', 'session_id', 'nsu'])
+      .where('nsu', 'in', nsus)
+      .orderBy('created_at', 'desc')
       .execute();
-    this.ctx.logger.info(
-      {
-        event: 'webhook.processed',
-        movementId: row.movement_id,
-        newValue: row.new_value,
-        attemptId: attempt?.id ?? null,
-        sessionId: attempt?.session_id ?? null,
-      },
-      attempt ? 'webhook applied' : 'webhook for a payment this BFF did not make',
-    );
+    const byNsu = new Map<string, { id: string; session_id: string }>();
+    for (const a of attempts) if (a.nsu && !byNsu.has(a.nsu)) byNsu.set(a.nsu, a);
+    const now = this.ctx.clock.now().toISOString();
+    const outcomes: { row: InboxRow; attempt: { id: string; session_id: string } | undefined }[] =
+      [];
+    for (const row of batch) {
+      let attempt = byNsu.get(row.nsu);
+      if (row.new_value === 'Canceled' && attempt) {
+        // Marks the attempt canceled (first notice wins); the session shows it.
+        attempt = await markPaymentCanceled(this.ctx.db, { nsu: row.nsu, at: row.moment });
+      }
+      outcomes.push({ row, attempt });
+    }
+    await this.db.transaction().execute(async (trx) => {
+      const unmatched = outcomes.filter((o) => !o.attempt).map((o) => o.row.movement_id);
+      if (unmatched.length) {
+        await trx
+          .updateTable('webhook_inbox')
+          .set({ status: 'unmatched', processed_at: now })
+          .where('movement_id', 'in', unmatched)
+          .where('status', '=', 'received')
+          .execute();
+      }
+      for (const o of outcomes) {
+        if (!o.attempt) continue;
+        await trx
+          .updateTable('webhook_inbox')
+          .set({ status: 'processed', processed_at: now, attempt_id: o.attempt.id })
+          .where('movement_id', '=', o.row.movement_id)
+          .where('status', '=', 'received')
+          .execute();
+      }
+    });
+    for (const o of outcomes) {
+      this.ctx.logger.info(
+        {
+          event: 'webhook.processed',
+          movementId: o.row.movement_id,
+          newValue: o.row.new_value,
+          attemptId: o.attempt?.id ?? null,
+          sessionId: o.attempt?.session_id ?? null,
+        },
+        o.attempt ? 'webhook applied' : 'webhook for a payment this BFF did not make',
+      );
+    }
   }
 }
 

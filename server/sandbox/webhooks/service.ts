@@ -4,6 +4,7 @@ import type { SandboxContext } from '../context';
 import { spIso } from '../reconciliation/calendar';
 import { SecretBox } from './secret-box';
 import type { NotificationRow } from './store';
+import { fetchTransport, httpTransport, type WebhookTransport } from './transport';
 
 /**
  * Delays before each retry (DESIGN §5): the first attempt is immediate, then 5 s, 5 min,
@@ -92,10 +93,23 @@ export class WebhookService {
   private kicked = false;
   private closed = false;
 
+  private readonly transport: WebhookTransport;
+  private readonly closeTransport: () => void;
+
   private constructor(
     private readonly ctx: SandboxContext,
     private readonly box: SecretBox,
-  ) {}
+  ) {
+    // An injected fetch (tests) is honoured; otherwise keep-alive node:http for throughput.
+    if (ctx.fetch === globalThis.fetch) {
+      const t = httpTransport(DELIVERY_CONCURRENCY);
+      this.transport = t;
+      this.closeTransport = () => t.close();
+    } else {
+      this.transport = fetchTransport(ctx.fetch);
+      this.closeTransport = () => undefined;
+    }
+  }
 
   static async create(ctx: SandboxContext, kek?: Buffer): Promise<WebhookService> {
     const service = new WebhookService(ctx, await SecretBox.open(ctx.db, kek));
@@ -117,6 +131,7 @@ export class WebhookService {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.ticking;
+    this.closeTransport();
   }
 
   private tick(): void {
@@ -333,50 +348,77 @@ export class WebhookService {
     await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, rows.length) }, worker));
     const nowIso = now.toISOString();
     const nowMs = now.getTime();
+    // Results are written in few statements: attempts in multi-row inserts, outcomes grouped
+    // so the common case (every notification answered 2xx) is one UPDATE per batch.
+    const attemptRows: {
+      movement_id: number;
+      attempt: number;
+      at: string;
+      url: string;
+      status_code: number | null;
+      error: string | null;
+      duration_ms: number;
+    }[] = [];
+    const groups = new Map<string, { set: Record<string, unknown>; ids: number[] }>();
+    const group = (set: Record<string, unknown>, id: number) => {
+      const key = JSON.stringify(set);
+      const g = groups.get(key) ?? { set, ids: [] };
+      g.ids.push(id);
+      groups.set(key, g);
+    };
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const r = results[i]!;
+      if (r.kind === 'no_subscription') {
+        group(
+          { status: 'canceled', next_attempt_ms: null, last_error: 'no subscription' },
+          row.movement_id,
+        );
+        continue;
+      }
+      const attempts = row.attempts + 1;
+      attemptRows.push({
+        movement_id: row.movement_id,
+        attempt: attempts,
+        at: nowIso,
+        url: r.url,
+        status_code: r.statusCode,
+        error: r.error,
+        duration_ms: r.durationMs,
+      });
+      let status = 'pending';
+      let nextMs: number | null = null;
+      if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) status = 'delivered';
+      else if (r.statusCode === 400) status = 'failed';
+      else if (attempts >= MAX_ATTEMPTS) status = 'failed';
+      else nextMs = nowMs + RETRY_DELAYS_MS[attempts - 1]!;
+      group(
+        {
+          status,
+          attempts,
+          next_attempt_ms: nextMs,
+          last_status_code: r.statusCode,
+          last_error: r.error,
+          delivered_at: status === 'delivered' ? nowIso : null,
+        },
+        row.movement_id,
+      );
+    }
     await this.ctx.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i]!;
-        const r = results[i]!;
-        if (r.kind === 'no_subscription') {
-          await trx
-            .updateTable('webhook_notifications')
-            .set({ status: 'canceled', next_attempt_ms: null, last_error: 'no subscription' })
-            .where('movement_id', '=', row.movement_id)
-            .execute();
-          continue;
-        }
-        const attempts = row.attempts + 1;
+      for (let i = 0; i < attemptRows.length; i += 100) {
         await trx
           .insertInto('webhook_attempts')
-          .values({
-            movement_id: row.movement_id,
-            attempt: attempts,
-            at: nowIso,
-            url: r.url,
-            status_code: r.statusCode,
-            error: r.error,
-            duration_ms: r.durationMs,
-          })
+          .values(attemptRows.slice(i, i + 100))
           .execute();
-        let status = 'pending';
-        let nextMs: number | null = null;
-        if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300)
-          status = 'delivered';
-        else if (r.statusCode === 400) status = 'failed';
-        else if (attempts >= MAX_ATTEMPTS) status = 'failed';
-        else nextMs = nowMs + RETRY_DELAYS_MS[attempts - 1]!;
-        await trx
-          .updateTable('webhook_notifications')
-          .set({
-            status,
-            attempts,
-            next_attempt_ms: nextMs,
-            last_status_code: r.statusCode,
-            last_error: r.error,
-            delivered_at: status === 'delivered' ? nowIso : null,
-          })
-          .where('movement_id', '=', row.movement_id)
-          .execute();
+      }
+      for (const { set, ids } of groups.values()) {
+        for (let i = 0; i < ids.length; i += 500) {
+          await trx
+            .updateTable('webhook_notifications')
+            .set(set)
+            .where('movement_id', 'in', ids.slice(i, i + 500))
+            .execute();
+        }
       }
     });
   }
@@ -387,19 +429,16 @@ export class WebhookService {
   ): Promise<Outcome> {
     const started = performance.now();
     try {
-      const res = await this.ctx.fetch(sub.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Basic ${sub.auth}` },
-        body: JSON.stringify(notificationBody(row)),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-      });
-      // Drain the body so the connection is reused.
-      await res.arrayBuffer().catch(() => undefined);
+      const status = await this.transport(
+        sub.url,
+        { 'content-type': 'application/json', authorization: `Basic ${sub.auth}` },
+        JSON.stringify(notificationBody(row)),
+        DELIVERY_TIMEOUT_MS,
+      );
       return {
         kind: 'answered',
         url: sub.url,
-        statusCode: res.status,
+        statusCode: status,
         error: null,
         durationMs: Math.round(performance.now() - started),
       };
