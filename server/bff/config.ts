@@ -22,12 +22,15 @@ export interface BffConfig {
   sessionTtlSeconds?: number;
   /** Lifetime of a 3DS challenge. */
   challengeTtlMs?: number;
+  /** Behind a reverse proxy: take the client IP from `X-Forwarded-For` (rate limit, 3DS). */
+  trustProxy?: boolean;
 }
 
 export const BFF_DEFAULTS = {
   publicKeyTtlMs: 10 * MS.minute,
   sessionTtlSeconds: 30 * 60,
   challengeTtlMs: 10 * MS.minute,
+  trustProxy: false,
 } as const;
 
 /** A config for tests and the demo: the DESIGN §4 defaults. */

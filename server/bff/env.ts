@@ -53,6 +53,10 @@ const EnvSchema = z
     BFF_MAX_ATTEMPTS: positiveInt(3),
     BFF_PAY_RATE_LIMIT: positiveInt(10),
     BFF_STATIC_DIR: z.string().min(1).default('dist'),
+    BFF_TRUST_PROXY: z
+      .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
     DATABASE_URL: z.string().min(1).optional(),
     BFF_DB: z.string().min(1).default('./data/bff.sqlite'),
     GATEWAY_BASE_URL: baseUrl('http://localhost:4010'),
@@ -156,6 +160,7 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
       maxAttempts: e.BFF_MAX_ATTEMPTS,
       payRateLimitPerMinute: e.BFF_PAY_RATE_LIMIT,
       staticDir: e.BFF_STATIC_DIR,
+      trustProxy: e.BFF_TRUST_PROXY,
     },
   };
 }

@@ -37,8 +37,15 @@ export function requestContext(logger: Logger): MiddlewareHandler<BffEnv> {
   };
 }
 
-/** The client address of a request served by @hono/node-server (undefined otherwise). */
-export function clientIp(c: Context): string | undefined {
+/**
+ * The client address: the socket's peer (served by @hono/node-server), or, behind a trusted
+ * reverse proxy, the first `X-Forwarded-For` entry. Undefined when neither is known.
+ */
+export function clientIp(c: Context, trustProxy = false): string | undefined {
+  if (trustProxy) {
+    const first = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+    if (first && first.length <= 64) return first;
+  }
   try {
     return getConnInfo(c).remote.address;
   } catch {
@@ -55,11 +62,12 @@ export function rateLimit(opts: {
   limit: number;
   windowMs: number;
   clock: Clock;
+  trustProxy?: boolean;
 }): MiddlewareHandler<BffEnv> {
   const windows = new Map<string, { start: number; count: number }>();
   return async (c, next) => {
     const now = opts.clock.now().getTime();
-    const key = clientIp(c) ?? 'unknown';
+    const key = clientIp(c, opts.trustProxy) ?? 'unknown';
     let w = windows.get(key);
     if (!w || now - w.start >= opts.windowMs) {
       w = { start: now, count: 0 };

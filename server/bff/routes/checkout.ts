@@ -127,6 +127,7 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
     limit: ctx.config.payRateLimitPerMinute,
     windowMs: MS.minute,
     clock: ctx.clock,
+    trustProxy: ctx.config.trustProxy,
   });
   return new Hono<BffEnv>()
     .use('*', sameOriginOnly(ctx))
@@ -152,7 +153,7 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
       const body = await parseJsonBody(c, PayBodySchema);
       if (!body.ok) return body.response;
       const facts = {
-        clientIp: clientIp(c),
+        clientIp: clientIp(c, ctx.config.trustProxy),
         userAgent: c.req.header('user-agent'),
         accept: c.req.header('accept'),
       };

@@ -345,6 +345,28 @@ describe('rate limit', () => {
   });
 });
 
+describe('rate limit behind a proxy', () => {
+  it('counts per X-Forwarded-For client when the proxy is trusted', async () => {
+    const proxied = await startBff({
+      config: { payRateLimitPerMinute: 1, trustProxy: true },
+      sandbox: t.sandbox,
+    });
+    try {
+      const s = await proxied.createSession();
+      const from = (ip: string) =>
+        proxied.frame(s.clientSecret, 'POST', '/checkout/api/pay', {
+          body: { method: 'credit' },
+          headers: { 'idempotency-key': 'idem-proxy-01', 'x-forwarded-for': `${ip}, 10.0.0.1` },
+        });
+      expect((await from('203.0.113.1')).status).toBe(400);
+      expect((await from('203.0.113.2')).status).toBe(400);
+      expect((await from('203.0.113.1')).status).toBe(429);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
+
 describe('logs', () => {
   it('never hold a card number, CVV, ciphertext or client secret', async () => {
     const s = await t.createSession();

@@ -48,6 +48,7 @@ describe('readBffEnv', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ RECURRENCE_USERNAME: 'r' }, 'RECURRENCE_PASSWORD'],
     [{ BFF_MERCHANT_SECRET: 'short' }, 'BFF_MERCHANT_SECRET'],
+    [{ BFF_TRUST_PROXY: 'yes' }, 'BFF_TRUST_PROXY'],
   ])('rejects %o naming %s', (vars, name) => {
     expect(() => readBffEnv(vars)).toThrow(
       new RegExp(`invalid BFF configuration:[\\s\\S]*${name}:`),
