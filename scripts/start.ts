@@ -12,6 +12,7 @@ import { createDemoApp } from '../demo/app';
 import { createBffApp } from '../server/bff/app';
 import { defaultBffConfig, type BffConfig } from '../server/bff/config';
 import type { BffDb } from '../server/bff/db';
+import { registerWebhook } from '../server/bff/webhooks/register';
 import { createGatewayClient } from '../server/gateway/client';
 import { openDb } from '../server/lib/db';
 import { createLogger, silentLogger } from '../server/lib/logging';
@@ -168,6 +169,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       logger: opts.loggers?.bff ?? silentLogger,
     });
     bffServer.serve((req) => bff.app.fetch(req));
+    // The sandbox notifies the BFF (Authorized, Canceled, …) at its webhook receiver.
+    await registerWebhook(gateway, {
+      publicUrl: bffServer.url,
+      accountNumber: DEFAULT_CLIENT.accountNumber,
+      ...bff.ctx.config.webhook,
+      logger: opts.loggers?.bff ?? silentLogger,
+    });
 
     const demo = createDemoApp({
       publicUrl: demoServer.url,

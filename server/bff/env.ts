@@ -50,6 +50,15 @@ const EnvSchema = z
     BFF_ALLOWED_ORIGINS: originList,
     BFF_WEBHOOK_USER: z.string().min(1).default('gateway'),
     BFF_WEBHOOK_PASSWORD: z.string().min(1).default('gateway'),
+    /** Register `<BFF_PUBLIC_URL>/webhooks/gateway` with the gateway at start. */
+    BFF_WEBHOOK_REGISTER: z
+      .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
+    BFF_WEBHOOK_ACCOUNT: z
+      .string()
+      .regex(/^\d{1,18}$/, { error: 'must be an account number (digits)' })
+      .default('1001'),
     BFF_MAX_ATTEMPTS: positiveInt(3),
     BFF_PAY_RATE_LIMIT: positiveInt(10),
     BFF_STATIC_DIR: z.string().min(1).default('dist'),
@@ -116,6 +125,8 @@ export interface BffEnv {
     };
   };
   config: BffConfig;
+  /** Webhook URL registration at start (BFF_WEBHOOK_REGISTER, BFF_WEBHOOK_ACCOUNT). */
+  webhookRegistration: { enabled: boolean; accountNumber: string };
 }
 
 /**
@@ -162,5 +173,6 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
       staticDir: e.BFF_STATIC_DIR,
       trustProxy: e.BFF_TRUST_PROXY,
     },
+    webhookRegistration: { enabled: e.BFF_WEBHOOK_REGISTER, accountNumber: e.BFF_WEBHOOK_ACCOUNT },
   };
 }

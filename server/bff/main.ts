@@ -4,6 +4,7 @@ import { openDb } from '../lib/db';
 import { createLogger } from '../lib/logging';
 import { createBffApp } from './app';
 import type { BffDb } from './db';
+import { registerWebhook } from './webhooks/register';
 import { readBffEnv } from './env';
 
 /** `tsx server/bff/main.ts`: the BFF alone, on BFF_PORT, configured by the environment. */
@@ -22,6 +23,14 @@ async function main(): Promise<void> {
     console.log(`BFF ready at ${env.config.publicUrl} (store: ${dialect})`);
     console.log(`  gateway: ${env.gateway.gatewayBaseUrl}`);
     console.log(`  allowed origins: ${env.config.allowedOrigins.join(', ')}`);
+    if (env.webhookRegistration.enabled) {
+      void registerWebhook(gateway, {
+        publicUrl: env.config.publicUrl,
+        accountNumber: env.webhookRegistration.accountNumber,
+        ...env.config.webhook,
+        logger,
+      });
+    }
   });
   const stop = async () => {
     server.close();
