@@ -15,7 +15,8 @@ import { integrationMigrations, type IntegrationTables } from './reconciliation/
  * Add a domain by extending `SandboxDb` and appending its migrations to `sandboxMigrations`.
  */
 export interface SandboxDb
-  extends AuthTables,
+  extends
+    AuthTables,
     ClockTables,
     IntegrationTables,
     KeysTables,
