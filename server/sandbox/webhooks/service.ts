@@ -27,7 +27,7 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const DELIVERY_TIMEOUT_MS = 30_000;
 /** Deliveries in flight at once (across accounts); the outbox is drained in batches. */
 export const DELIVERY_CONCURRENCY = 128;
-const BATCH = 1000;
+const BATCH = 2000;
 /** Real-time tick: deliveries due "now" go out without anyone advancing the clock. */
 export const TICK_MS = 200;
 
