@@ -3,7 +3,6 @@ import { uuid } from '../../lib/ids';
 import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
 import { addDaysIso, toCents } from './common';
-import { selectSubscriptionsWithPlan, splitJoined } from './subscriptions';
 import type { BillingStatus, RecurrenceTables } from './store';
 import type { VaultPort } from './vault-port';
 
@@ -109,7 +108,18 @@ export class BillingEngine implements DueTask {
 
   /** Opens the billing of the next installment of every subscription that fell due. */
   private async createDueBillings(at: string): Promise<number> {
-    const due = await selectSubscriptionsWithPlan(this.ctx)
+    const due = await this.ctx.db
+      .selectFrom('recurrence_subscriptions as s')
+      .innerJoin('recurrence_plans as p', 'p.id', 's.plan_id')
+      .select([
+        's.id',
+        's.user_name',
+        's.next_installment',
+        's.next_billing_at',
+        'p.amount',
+        'p.interval_days',
+        'p.installments',
+      ])
       .where('s.status', '=', 'Active')
       .where('s.next_billing_at', '<=', at)
       .orderBy('s.next_billing_at')
@@ -122,16 +132,15 @@ export class BillingEngine implements DueTask {
     // Subscriptions that move to the same next state share one UPDATE.
     const moves = new Map<string, { installment: number; nextAt: string | null; ids: string[] }>();
     for (const row of due) {
-      const { sub, plan } = splitJoined(row);
-      const dueAt = sub.next_billing_at!;
-      const installment = sub.next_installment;
+      const dueAt = row.next_billing_at!;
+      const installment = row.next_installment;
       billings.push({
         id: uuid(),
-        user_name: sub.user_name,
-        subscription_id: sub.id,
+        user_name: row.user_name,
+        subscription_id: row.id,
         installment,
         status: 'Opened',
-        amount: plan.amount,
+        amount: row.amount,
         expire_at: dueAt,
         attempts_made: 0,
         next_attempt_at: dueAt,
@@ -140,11 +149,11 @@ export class BillingEngine implements DueTask {
         created_date: nowIso,
         modified_date: nowIso,
       });
-      const last = plan.installments > 0 && installment >= plan.installments;
-      const nextAt = last ? null : addDaysIso(dueAt, plan.interval_days);
+      const last = row.installments > 0 && installment >= row.installments;
+      const nextAt = last ? null : addDaysIso(dueAt, row.interval_days);
       const key = `${installment}|${nextAt}`;
       const move = moves.get(key) ?? { installment, nextAt, ids: [] };
-      move.ids.push(sub.id);
+      move.ids.push(row.id);
       moves.set(key, move);
     }
     await this.ctx.db.transaction().execute(async (trx) => {
@@ -278,21 +287,24 @@ export class BillingEngine implements DueTask {
       .execute();
   }
 
-  /** Marks approved billings Paid: one statement for the batch. */
+  /** Marks approved billings Paid: one statement per chunk of the batch. */
   private async markPaid(paid: PaidBilling[]): Promise<void> {
     if (paid.length === 0) return;
     const nowIso = this.ctx.clock.now().toISOString();
-    const paymentIds = sql.join(
-      paid.map((p) => sql`when ${p.id} then ${p.paymentId}`),
-      sql` `,
-    );
-    await sql`
-      update recurrence_billings
-      set status = 'Paid', next_attempt_at = null, modified_date = ${nowIso},
-          attempts_made = attempts_made + 1, last_return_code = '00',
-          payment_id = case id ${paymentIds} end
-      where status = 'Opened' and id in (${sql.join(paid.map((p) => p.id))})
-    `.execute(this.ctx.db);
+    for (let i = 0; i < paid.length; i += INSERT_CHUNK) {
+      const chunk = paid.slice(i, i + INSERT_CHUNK);
+      const paymentIds = sql.join(
+        chunk.map((p) => sql`when ${p.id} then ${p.paymentId}`),
+        sql` `,
+      );
+      await sql`
+        update recurrence_billings
+        set status = 'Paid', next_attempt_at = null, modified_date = ${nowIso},
+            attempts_made = attempts_made + 1, last_return_code = '00',
+            payment_id = case id ${paymentIds} end
+        where status = 'Opened' and id in (${sql.join(chunk.map((p) => p.id))})
+      `.execute(this.ctx.db);
+    }
     for (const p of paid) {
       if (p.last) await this.completeIfDone(p.subscriptionId, nowIso);
     }
