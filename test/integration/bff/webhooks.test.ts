@@ -33,7 +33,7 @@ afterAll(async () => {
 const inbox = () => inboxDb(t.bff.ctx.db);
 const receiver = () => webhookReceiverOf(t.bff.ctx);
 
-async function until<T>(fn: () => Promise<T | undefined | false>, ms = 8000): Promise<T> {
+async function until<T>(fn: () => Promise<T | undefined | false>, ms = 12_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();

@@ -37,7 +37,7 @@ export async function startReceiver(
 
 export async function waitFor<T>(
   fn: () => Promise<T | undefined> | T | undefined,
-  ms = 5000,
+  ms = 12_000,
 ): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
