@@ -93,7 +93,11 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
   const pages = new Hono().route('/', acsPages(ctx));
 
   // Bank slips, webhooks and the reconciliation ledger (Integration API and their controls).
-  await mountIntegrationDomains(ctx, { integrationApi, control });
+  await mountIntegrationDomains(ctx, {
+    integrationApi,
+    control,
+    kek: await resolveKek(deps.db, deps.kek),
+  });
 
   const app = new Hono()
     .route('/', authRoutes(ctx))

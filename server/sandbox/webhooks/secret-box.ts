@@ -8,7 +8,7 @@ import type { SandboxKysely } from '../db';
  * hash; it is sealed with AES-256-GCM under a key derived (HKDF) from the sandbox
  * key-encryption key, with the account number bound as associated data.
  *
- * The KEK: the one given (`SANDBOX_KEK` through the app), else the 0600 file `<db>.kek`
+ * The KEK: the one the app resolves (`SANDBOX_KEK`, else the 0600 file `<db>.kek`
  * beside the SQLite file (the same file the card keys use), else, for an in-memory database,
  * a random key living as long as the process (and the data).
  */
