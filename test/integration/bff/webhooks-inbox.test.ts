@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
+import { inboxDb } from '../../../server/bff/webhooks/store';
+import { startBff } from '../../support/bff';
+
+const dir = mkdtempSync(join(tmpdir(), 'bff-inbox-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it('a notification stored but not yet processed when the BFF stopped is processed at the next start', async () => {
+  const dbUrl = join(dir, 'bff.sqlite');
+  const first = await startBff({ dbUrl });
+  await webhookReceiverOf(first.bff.ctx).idle();
+  // As if the process died between the 200 and the processing.
+  await inboxDb(first.bff.ctx.db)
+    .insertInto('webhook_inbox')
+    .values({
+      movement_id: 77,
+      nsu: '555000111222',
+      cod_auth: 'QWE123',
+      installment_number: 1,
+      moment: '2026-02-01T09:00:00.000-03:00',
+      type: 'TransactionStatus',
+      old_value: 'Authorized',
+      new_value: 'Canceled',
+      status: 'received',
+      duplicates: 0,
+      received_at: new Date().toISOString(),
+      processed_at: null,
+      attempt_id: null,
+    })
+    .execute();
+  await first.close();
+
+  const second = await startBff({ dbUrl });
+  try {
+    const receiver = webhookReceiverOf(second.bff.ctx);
+    await receiver.idle();
+    const row = await inboxDb(second.bff.ctx.db)
+      .selectFrom('webhook_inbox')
+      .selectAll()
+      .where('movement_id', '=', 77)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('unmatched');
+    expect(row.processed_at).not.toBeNull();
+    // The same movement delivered again is acknowledged, not processed a second time.
+    const again = await second.request('POST', '/webhooks/gateway', {
+      headers: { authorization: `Basic ${Buffer.from('gateway:gateway').toString('base64')}` },
+      body: {
+        movementId: 77,
+        nsu: '555000111222',
+        codAuth: 'QWE123',
+        installmentNumber: 1,
+        moment: '2026-02-01T09:00:00.000-03:00',
+        type: 'TransactionStatus',
+        oldValue: 'Authorized',
+        newValue: 'Canceled',
+      },
+    });
+    expect(again.status).toBe(200);
+    await receiver.idle();
+    const after = await inboxDb(second.bff.ctx.db)
+      .selectFrom('webhook_inbox')
+      .selectAll()
+      .where('movement_id', '=', 77)
+      .executeTakeFirstOrThrow();
+    expect(after).toMatchObject({ duplicates: 1, processed_at: row.processed_at });
+  } finally {
+    await second.close();
+  }
+});
