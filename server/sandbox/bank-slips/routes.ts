@@ -182,7 +182,7 @@ const digits = (n: number | [number, number], what: string) =>
       },
     );
 
-const IssueBodySchema = z
+const IssueFlatSchema = z
   .object({
     accountNumber: z
       .union([z.string(), z.number()])
@@ -215,6 +215,31 @@ const IssueBodySchema = z
       .default(2),
   })
   .strict();
+
+const PAYER_FIELDS: Record<string, string> = {
+  document: 'payerDocument',
+  name: 'payerName',
+  streetAndNumber: 'payerStreetAndNumber',
+  zipCode: 'payerZipCode',
+  city: 'payerCity',
+  cityState: 'payerCityState',
+  state: 'payerCityState',
+  neighborhood: 'payerNeighborhood',
+  phoneNumber: 'payerPhoneNumber',
+};
+
+/**
+ * The issue body: the row's flat `payer…` fields, or the same under a `payer` object
+ * (`{payer: {name, document, zipCode, …}}`), which is flattened first.
+ */
+const IssueBodySchema = z.preprocess((raw) => {
+  if (typeof raw !== 'object' || raw === null || !('payer' in raw)) return raw;
+  const { payer, ...rest } = raw as { payer: unknown } & Record<string, unknown>;
+  if (typeof payer !== 'object' || payer === null) return raw;
+  const flat: Record<string, unknown> = { ...rest };
+  for (const [k, v] of Object.entries(payer)) flat[PAYER_FIELDS[k] ?? `payer.${k}`] = v;
+  return flat;
+}, IssueFlatSchema);
 
 const PayBodySchema = z
   .object({

@@ -48,6 +48,23 @@ describe('issuing', () => {
     expect(isValidPixPayload(slip.pixEmv as string)).toBe(true);
   });
 
+  it('takes the payer as an object too', async () => {
+    const slip = await issue({
+      payer: { name: 'João Souza', document: '12345678000199', zipCode: '20040002', state: 'RJ' },
+    });
+    expect(slip).toMatchObject({
+      payerName: 'João Souza',
+      payerDocument: '12345678000199',
+      payerZipCode: '20040002',
+      payerCityState: 'RJ',
+    });
+    const bad = await sb.call('POST', '/__sandbox/bank-slips', {
+      token: null,
+      body: { accountNumber: '1001', value: 1, dueDate: '2026-03-20', payer: { zipCode: 'x' } },
+    });
+    expect((bad.body as { tag: string }[])[0]?.tag).toBe('payerZipCode');
+  });
+
   it('a slip the bank did not register has no codes', async () => {
     const slip = await issue({ statusIntegration: 99 });
     expect(slip).toMatchObject({

@@ -127,6 +127,16 @@ describe('webhook management', () => {
   });
 });
 
+describe('delivery log', () => {
+  it.each(['status=bogus', 'limit=0', 'limit=5000', 'accountNumber=x'])(
+    'GET /__sandbox/webhook-deliveries?%s is 400',
+    async (qs) => {
+      const res = await sb.call('GET', `/__sandbox/webhook-deliveries?${qs}`, { token: null });
+      expect(res.status).toBe(400);
+    },
+  );
+});
+
 describe('delivery', () => {
   it('POSTs the notification with Basic auth, once, with every spec field', async () => {
     await subscribe();
