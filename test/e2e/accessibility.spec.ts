@@ -1,0 +1,117 @@
+import type { Frame, Page } from '@playwright/test';
+import { ConsolePage } from './pages/console-page';
+import { expectNoAxeViolations } from './support/axe';
+import { CARDS, expect, test } from './fixtures';
+
+/** The card form's document (the BFF frame), as a Frame for script injection. */
+async function cardFrame(page: Page): Promise<Frame> {
+  await expect
+    .poll(() => page.frames().some((f) => f.url().includes('/checkout/frame')))
+    .toBe(true);
+  return page.frames().find((f) => f.url().includes('/checkout/frame'))!;
+}
+
+/** `name` (or test id) of the element focused inside the frame, through shadow roots. */
+async function focusedInFrame(frame: Frame): Promise<string | null> {
+  return frame.evaluate(() => {
+    if (!document.hasFocus()) return null;
+    let el: Element | null = document.activeElement;
+    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+    if (!el || el === document.body) return null;
+    return el.getAttribute('name') ?? el.getAttribute('data-testid') ?? el.tagName.toLowerCase();
+  });
+}
+
+async function tabTo(page: Page, frame: Frame, name: string, max = 25): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    if ((await focusedInFrame(frame)) === name) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${name} (focus: ${await focusedInFrame(frame)})`);
+}
+
+test.describe('accessibility', () => {
+  // axe is injected as a script tag; the BFF frame's CSP would (rightly) refuse it.
+  test.use({ bypassCSP: true });
+
+  test('the payment page, the card frame, the order page and the console pass axe', async ({
+    checkout,
+    order,
+    stack,
+    page,
+  }) => {
+    await expectNoAxeViolations(page);
+    const frame = await cardFrame(page);
+    await expectNoAxeViolations(frame);
+
+    // With inline errors shown.
+    await checkout.pay.click();
+    await expect(checkout.fieldError('cardNumber')).not.toBeEmpty();
+    await expectNoAxeViolations(frame);
+
+    await checkout.payWith({ number: CARDS.frictionless }, 'debit');
+    await order.expectPaid();
+    await expectNoAxeViolations(page);
+
+    const merchantConsole = new ConsolePage(page, stack.E2E_DEMO_URL);
+    await merchantConsole.goto();
+    await expectNoAxeViolations(page);
+  });
+
+  test('the whole purchase works with the keyboard only', async ({ storefront, page, order }) => {
+    await storefront.goto();
+    // Storefront: Tab to the first product's button and press Enter.
+    const addButton = storefront
+      .product('Caderno pautado')
+      .getByRole('button', { name: /Adicionar/ });
+    for (
+      let i = 0;
+      i < 20 && !(await addButton.evaluate((b) => b === document.activeElement));
+      i++
+    ) {
+      await page.keyboard.press('Tab');
+    }
+    await expect(addButton).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(storefront.cartCount).toHaveText('1');
+
+    const cartLink = page.getByRole('link', { name: /Carrinho/ });
+    for (
+      let i = 0;
+      i < 20 && !(await cartLink.evaluate((a) => a === document.activeElement));
+      i++
+    ) {
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('heading', { level: 1, name: 'Carrinho' })).toBeVisible();
+    const go = page.getByTestId('go-to-checkout');
+    for (let i = 0; i < 30 && !(await go.evaluate((b) => b === document.activeElement)); i++) {
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('heading', { level: 1, name: 'Pagamento' })).toBeVisible();
+
+    // Into the card frame with Tab; the method by arrow keys; typing; Enter pays.
+    const frame = await cardFrame(page);
+    await expect(frame.locator('[name="cardNumber"]')).toBeVisible();
+    await tabTo(page, frame, 'method');
+    const debit = frame.locator('input[name="method"][value="debit"]');
+    for (let i = 0; i < 3 && !(await debit.isChecked()); i++)
+      await page.keyboard.press('ArrowRight');
+    await expect(debit).toBeChecked();
+
+    await tabTo(page, frame, 'cardNumber');
+    await page.keyboard.type(CARDS.frictionless);
+    await tabTo(page, frame, 'cardholderName');
+    await page.keyboard.type('ANA TECLADO');
+    await tabTo(page, frame, 'expiry');
+    await page.keyboard.type(`12${String((new Date().getFullYear() + 2) % 100).padStart(2, '0')}`);
+    await tabTo(page, frame, 'securityCode');
+    await page.keyboard.type('123');
+    await tabTo(page, frame, 'pay');
+    await page.keyboard.press('Enter');
+
+    await order.expectPaid();
+  });
+});
