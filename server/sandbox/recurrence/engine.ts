@@ -24,6 +24,11 @@ export const BATCH_SIZE = 500;
 /** Rows per multi-row INSERT (13 columns: well under SQLite's bound variables). */
 const INSERT_CHUNK = 100;
 
+/** What one round of the engine learned: whether another round may find due work. */
+interface Round {
+  again: boolean;
+}
+
 type DueBilling = Awaited<ReturnType<BillingEngine['dueBillings']>>[number];
 
 interface PaidBilling {
@@ -99,15 +104,17 @@ export class BillingEngine implements DueTask {
 
   async runDue(now: Date): Promise<void> {
     const at = now.toISOString();
+    // Another round only when a batch was full or what was just written is itself due
+    // (a long catch-up): a normal step costs no extra queries to find nothing left.
     for (;;) {
       const created = await this.createDueBillings(at);
       const charged = await this.chargeDueBillings(at);
-      if (created === 0 && charged === 0) return;
+      if (!created.again && !charged.again) return;
     }
   }
 
   /** Opens the billing of the next installment of every subscription that fell due. */
-  private async createDueBillings(at: string): Promise<number> {
+  private async createDueBillings(at: string): Promise<Round> {
     const due = await this.ctx.db
       .selectFrom('recurrence_subscriptions as s')
       .innerJoin('recurrence_plans as p', 'p.id', 's.plan_id')
@@ -126,8 +133,9 @@ export class BillingEngine implements DueTask {
       .orderBy('s.id')
       .limit(BATCH_SIZE)
       .execute();
-    if (due.length === 0) return 0;
+    if (due.length === 0) return { again: false };
     const nowIso = this.ctx.clock.now().toISOString();
+    let again = due.length === BATCH_SIZE;
     const billings: Insertable<RecurrenceTables['recurrence_billings']>[] = [];
     // Subscriptions that move to the same next state share one UPDATE.
     const moves = new Map<string, { installment: number; nextAt: string | null; ids: string[] }>();
@@ -151,6 +159,7 @@ export class BillingEngine implements DueTask {
       });
       const last = row.installments > 0 && installment >= row.installments;
       const nextAt = last ? null : addDaysIso(dueAt, row.interval_days);
+      if (nextAt !== null && nextAt <= at) again = true;
       const key = `${installment}|${nextAt}`;
       const move = moves.get(key) ?? { installment, nextAt, ids: [] };
       move.ids.push(row.id);
@@ -173,24 +182,27 @@ export class BillingEngine implements DueTask {
           .execute();
       }
     });
-    return due.length;
+    return { again };
   }
 
   /** Charges every billing whose attempt fell due, one at a time through the vault. */
-  private async chargeDueBillings(at: string): Promise<number> {
+  private async chargeDueBillings(at: string): Promise<Round> {
     const due = await this.dueBillings(at);
-    if (due.length === 0) return 0;
+    if (due.length === 0) return { again: false };
     const paid: PaidBilling[] = [];
+    let retryDue = false;
     try {
-      await this.chargeEach(due, paid);
+      retryDue = await this.chargeEach(due, paid, at);
     } finally {
       // Even if a later charge threw, what was approved is recorded as Paid.
       await this.markPaid(paid);
     }
-    return due.length;
+    return { again: due.length === BATCH_SIZE || retryDue };
   }
 
-  private async chargeEach(due: DueBilling[], paid: PaidBilling[]): Promise<void> {
+  /** Charges each billing; true when a retry it scheduled is already due at `at`. */
+  private async chargeEach(due: DueBilling[], paid: PaidBilling[], at: string): Promise<boolean> {
+    let retryDue = false;
     for (const b of due) {
       const nowIso = this.ctx.clock.now().toISOString();
       if (b.sub_status !== 'Active') {
@@ -217,12 +229,14 @@ export class BillingEngine implements DueTask {
       const attemptsMade = b.attempts_made + 1;
       if (outcome.status === 'Retry') {
         const delay = retryDelayDays(attemptsMade, b.attempts)!;
+        // From the scheduled instant, so retries keep to whole days after the due date.
+        const nextAttempt = addDaysIso(b.next_attempt_at!, delay);
+        if (nextAttempt <= at) retryDue = true;
         await this.ctx.db
           .updateTable('recurrence_billings')
           .set({
             attempts_made: attemptsMade,
-            // From the scheduled instant, so retries keep to whole days after the due date.
-            next_attempt_at: addDaysIso(b.next_attempt_at!, delay),
+            next_attempt_at: nextAttempt,
             last_return_code: outcome.returnCode,
             modified_date: nowIso,
           })
@@ -258,6 +272,7 @@ export class BillingEngine implements DueTask {
         await this.completeIfDone(b.subscription_id, nowIso);
       }
     }
+    return retryDue;
   }
 
   private dueBillings(at: string) {

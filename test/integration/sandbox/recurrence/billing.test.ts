@@ -4,6 +4,8 @@ import {
   SubscriptionSchema,
   SubscriptionSearchResponseSchema,
 } from '../../../../server/gateway/schemas/recurrence';
+import { sandboxVaultPort } from '../../../../server/sandbox/recurrence';
+import { BillingEngine } from '../../../../server/sandbox/recurrence/engine';
 import { startSandbox, type TestSandbox } from '../../../support/sandbox';
 import {
   DAY_MS,
@@ -215,5 +217,30 @@ describe('billing engine', () => {
     });
     expect(back.status).toBe(400);
     expect(JSON.stringify(back.body)).toContain('final');
+  });
+
+  it('catches up in one run: every installment and retry that fell due, once', async () => {
+    const monthly = await createPlan(sb, { ...monthlyPlan, trialDays: 1 });
+    const ok = await subscribe(sb, monthly, await vault(sb), 'OK');
+    const retrying = await createPlan(sb, { ...monthlyPlan, trialDays: 1, attempts: 4 });
+    const poor = await subscribe(sb, retrying, await vault(sb, INSUFFICIENT_FUNDS), 'POOR');
+    // A tick long after the fact (real time, no advance): runDue sees 100 days at once.
+    const engine = new BillingEngine(sb.sandbox.ctx, sandboxVaultPort);
+    const later = new Date(sb.clock.now().getTime() + 100 * DAY_MS);
+    await engine.runDue(later);
+    await engine.runDue(later);
+    expect((await billingsOf(sb, ok)).map((b) => [b.installment, b.status])).toEqual([
+      [1, 'Paid'],
+      [2, 'Paid'],
+      [3, 'Paid'],
+      [4, 'Paid'],
+    ]);
+    // Due days 1, 31, 61, 91 (+ retries 2, 4, 8, 16 days later): the fourth still has one to go.
+    expect((await billingsOf(sb, poor)).map((b) => b.status)).toEqual([
+      'Denied',
+      'Denied',
+      'Denied',
+      'Opened',
+    ]);
   });
 });
