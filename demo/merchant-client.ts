@@ -17,6 +17,7 @@ export const MerchantAttemptSchema = z.looseObject({
   failureCode: z.string().nullish(),
   returnCode: z.string().nullish(),
   createdAt: z.string().nullish(),
+  canceledAt: z.string().nullish(),
 });
 export type MerchantAttempt = z.infer<typeof MerchantAttemptSchema>;
 

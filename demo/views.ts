@@ -365,7 +365,7 @@ export function consolePage(opts: {
                                         a.authorizationCode
                                           ? html` · autorização <code>${a.authorizationCode}</code>`
                                           : ''
-                                      }
+                                      }${a.canceledAt ? html` · <span data-testid="attempt-canceled">cancelado</span>` : ''}
                                     </li>`,
                                 )}
                               </ol>`

@@ -1,7 +1,7 @@
 import { ConsolePage } from './pages/console-page';
 import { OrderPage } from './pages/order-page';
 import { expectNoAxeViolations } from './support/axe';
-import { expect, test } from './fixtures';
+import { CARDS, expect, test } from './fixtures';
 
 interface SessionDetail {
   id: string;
@@ -93,4 +93,42 @@ test.describe('merchant side of the demo', () => {
     expect(res?.status()).toBe(404);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Não encontrado');
   });
+});
+
+test('a payment canceled at the gateway shows as canceled in the console (webhook)', async ({
+  checkout,
+  order,
+  merchant,
+  stack,
+  page,
+}) => {
+  const sessionId = await checkout.sessionId();
+  await checkout.payWith({ number: CARDS.frictionless }, 'debit');
+  await order.expectPaid();
+  const paymentId = (await merchant.session(sessionId)).attempts[0]!.paymentId!;
+
+  const control = async (path: string, body: unknown) => {
+    const res = await page.request.post(`${stack.E2E_SANDBOX_URL}/__sandbox${path}`, {
+      data: body,
+    });
+    expect(res.ok(), `${path}: ${await res.text()}`).toBe(true);
+    return (await res.json()) as { id: string };
+  };
+  const request = await control('/cancellation-requests', {
+    paymentId,
+    description: 'cliente desistiu',
+  });
+  await control(`/cancellation-requests/${request.id}/decide`, { status: 'APROVADO' });
+  await control(`/cancellation-requests/${request.id}/decide`, { status: 'CANCELADO' });
+
+  const merchantConsole = new ConsolePage(page, stack.E2E_DEMO_URL);
+  await expect
+    .poll(
+      async () => {
+        await merchantConsole.goto();
+        return merchantConsole.session(sessionId).getByTestId('attempt-canceled').count();
+      },
+      { message: 'the console shows the cancellation', timeout: 20_000 },
+    )
+    .toBe(1);
 });
