@@ -114,4 +114,44 @@ test.describe('accessibility', () => {
 
     await order.expectPaid();
   });
+
+  test('a bank challenge can be answered with the keyboard', async ({
+    checkout,
+    order,
+    page,
+  }) => {
+    const frame = await cardFrame(page);
+    await checkout.chooseMethod('debit');
+    await checkout.fillCard({ number: CARDS.challenge });
+    await tabTo(page, frame, 'pay');
+    await page.keyboard.press('Enter');
+    await checkout.challenge.expectOpen();
+
+    // The modal dialog holds the focus; Tab reaches the bank's OTP field inside it.
+    const acs = await checkout.challenge.acsFrame();
+    const otp = acs.locator('#otp');
+    for (
+      let i = 0;
+      i < 10 && !(await otp.evaluate((el) => el === document.activeElement && document.hasFocus()));
+      i++
+    ) {
+      await page.keyboard.press('Tab');
+    }
+    await expect(otp).toBeFocused();
+    await page.keyboard.type('1234');
+    await page.keyboard.press('Enter');
+    await checkout.waitForEvent('checkout-succeeded');
+    await order.expectPaid();
+  });
+
+  test('Escape closes the challenge dialog and cancels the attempt', async ({ checkout }) => {
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.acsFrame();
+    await checkout.challenge.closeButton.focus();
+    await checkout.page.keyboard.press('Escape');
+    await checkout.challenge.expectClosed();
+    const failed = await checkout.waitForEvent('checkout-failed');
+    expect(failed.code).toBe('challenge_canceled');
+  });
 });
