@@ -115,11 +115,7 @@ test.describe('accessibility', () => {
     await order.expectPaid();
   });
 
-  test('a bank challenge can be answered with the keyboard', async ({
-    checkout,
-    order,
-    page,
-  }) => {
+  test('a bank challenge can be answered with the keyboard', async ({ checkout, order, page }) => {
     const frame = await cardFrame(page);
     await checkout.chooseMethod('debit');
     await checkout.fillCard({ number: CARDS.challenge });
