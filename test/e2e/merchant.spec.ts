@@ -29,6 +29,14 @@ test.describe('merchant side of the demo', () => {
       new RegExp(`^${sessionId}_secret_`),
     );
     expect(await page.content()).not.toContain(stack.E2E_MERCHANT_SECRET);
+    // The widget comes from the BFF as the content-hashed file, pinned by its SRI hash.
+    const script = page.locator('script[type="module"][integrity]');
+    await expect(script).toHaveAttribute('integrity', /^sha384-[A-Za-z0-9+/]+=*$/);
+    await expect(script).toHaveAttribute(
+      'src',
+      new RegExp(`^${stack.E2E_BFF_URL}/widget/card-checkout\\.[0-9a-f]+\\.js$`),
+    );
+    await expect(script).toHaveAttribute('crossorigin', 'anonymous');
 
     const res = await page.request.get(`${stack.E2E_BFF_URL}/v1/checkout-sessions/${sessionId}`, {
       headers: { authorization: `Bearer ${stack.E2E_MERCHANT_SECRET}` },
