@@ -13,6 +13,7 @@ import { checkoutApiRoutes, checkoutPageRoutes } from './routes/checkout';
 import { healthRoutes } from './routes/health';
 import { merchantRoutes } from './routes/merchant';
 import { staticRoutes } from './routes/static';
+import { webhookNotificationRoutes } from './webhooks/notifications';
 import { webhookReceiverRoutes } from './webhooks/receiver';
 import { join } from 'node:path';
 
@@ -58,6 +59,7 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     .use('/checkout/*', maxBody(32 * 1024))
     .route('/', healthRoutes(ctx))
     .route('/v1', merchantRoutes(ctx))
+    .route('/v1', webhookNotificationRoutes(ctx))
     .route('/checkout/api', checkoutApiRoutes(ctx))
     .route('/checkout', checkoutPageRoutes(ctx))
     .route('/webhooks', webhookReceiverRoutes(ctx))

@@ -49,7 +49,8 @@ const MAX_BODY_BYTES = 16 * 1024;
  */
 export class WebhookReceiver {
   readonly db: InboxKysely;
-  private readonly ready: Promise<unknown>;
+  /** Settles once the inbox table exists (its migration ran). */
+  readonly ready: Promise<unknown>;
   private running: Promise<void> | null = null;
   private pending: {
     row: InboxRow;

@@ -1,0 +1,100 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { queryInt } from '../../gateway/schemas/common';
+import { parseQuery } from '../../lib/http';
+import type { BffContext, BffEnv } from '../context';
+import { requireMerchant } from '../routes/merchant';
+import { webhookReceiverOf } from './receiver';
+import { inboxDb } from './store';
+
+/** One gateway notification as the merchant API lists it. */
+export interface WebhookNotificationItem {
+  movementId: number;
+  nsu: string;
+  codAuth: string;
+  installmentNumber: number;
+  moment: string;
+  type: string;
+  oldValue: string | null;
+  newValue: string;
+  receivedAt: string;
+  /** `received` (not yet applied) | `processed` (matched a payment of ours) | `unmatched`. */
+  status: string;
+  processedAt: string | null;
+  /** Redeliveries of the same movement after the first. */
+  duplicates: number;
+  /** The checkout session whose payment the notification matched, if any. */
+  sessionId: string | null;
+}
+
+export const NOTIFICATIONS_DEFAULT_LIMIT = 50;
+export const NOTIFICATIONS_MAX_LIMIT = 200;
+
+export const ListNotificationsQuerySchema = z
+  .object({
+    limit: queryInt({ min: 1, max: NOTIFICATIONS_MAX_LIMIT }).optional(),
+    /** Only notifications whose movementId is greater (newer) than this one. */
+    after: queryInt({ min: 0 }).optional(),
+  })
+  .strict();
+export type ListNotificationsQuery = z.infer<typeof ListNotificationsQuerySchema>;
+
+/**
+ * The inbox newest first (by the gateway's movementId, which grows with every movement), each
+ * row with the session its payment belongs to. Reads only: the receiver owns the table.
+ */
+export async function listWebhookNotifications(
+  ctx: BffContext,
+  query: { limit: number; after?: number },
+): Promise<WebhookNotificationItem[]> {
+  await webhookReceiverOf(ctx).ready;
+  let q = inboxDb(ctx.db)
+    .selectFrom('webhook_inbox')
+    .selectAll()
+    .orderBy('movement_id', 'desc')
+    .limit(query.limit);
+  if (query.after !== undefined) q = q.where('movement_id', '>', query.after);
+  const rows = await q.execute();
+  const attemptIds = [...new Set(rows.flatMap((r) => (r.attempt_id ? [r.attempt_id] : [])))];
+  const sessionOf = new Map<string, string>();
+  if (attemptIds.length > 0) {
+    const attempts = await ctx.db
+      .selectFrom('payment_attempts')
+      .select(['id', 'session_id'])
+      .where('id', 'in', attemptIds)
+      .execute();
+    for (const a of attempts) sessionOf.set(a.id, a.session_id);
+  }
+  return rows.map((r) => ({
+    // PostgreSQL hands bigint back as a string.
+    movementId: Number(r.movement_id),
+    nsu: r.nsu,
+    codAuth: r.cod_auth,
+    installmentNumber: Number(r.installment_number),
+    moment: r.moment,
+    type: r.type,
+    oldValue: r.old_value,
+    newValue: r.new_value,
+    receivedAt: r.received_at,
+    status: r.status,
+    processedAt: r.processed_at,
+    duplicates: Number(r.duplicates),
+    sessionId: (r.attempt_id && sessionOf.get(r.attempt_id)) ?? null,
+  }));
+}
+
+/** `GET /v1/webhook-notifications?limit&after`: merchant API (Bearer merchant secret). */
+export function webhookNotificationRoutes(ctx: BffContext): Hono<BffEnv> {
+  return new Hono<BffEnv>()
+    .use('/webhook-notifications', requireMerchant(ctx))
+    .get('/webhook-notifications', async (c) => {
+      const q = parseQuery(c, ListNotificationsQuerySchema);
+      if (!q.ok) return q.response;
+      const items = await listWebhookNotifications(ctx, {
+        limit: q.data.limit ?? NOTIFICATIONS_DEFAULT_LIMIT,
+        ...(q.data.after !== undefined ? { after: q.data.after } : {}),
+      });
+      c.header('Cache-Control', 'no-store');
+      return c.json({ items });
+    });
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PayResult } from '../../../server/bff/checkout-api';
+import type { WebhookNotificationItem } from '../../../server/bff/webhooks/notifications';
+import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
+import { MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+
+let t: TestBff;
+const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
+const basic = `Basic ${Buffer.from('gateway:gateway').toString('base64')}`;
+
+beforeAll(async () => {
+  t = await startBff();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const notification = (over: Record<string, unknown> = {}) => ({
+  movementId: 5_001,
+  nsu: '900000000001',
+  codAuth: 'AUT001',
+  installmentNumber: 1,
+  moment: '2026-03-04T10:00:00.000-03:00',
+  type: 'TransactionStatus',
+  oldValue: '',
+  newValue: 'Authorized',
+  ...over,
+});
+
+async function deliver(body: unknown): Promise<void> {
+  const res = await t.request('POST', '/webhooks/gateway', {
+    body,
+    headers: { authorization: basic },
+  });
+  expect(res.status).toBe(200);
+}
+
+async function list(query = ''): Promise<WebhookNotificationItem[]> {
+  await webhookReceiverOf(t.bff.ctx).idle();
+  const res = await t.request('GET', `/v1/webhook-notifications${query}`, { headers: merchant });
+  expect(res.status, res.text).toBe(200);
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  return (res.body as { items: WebhookNotificationItem[] }).items;
+}
+
+describe('GET /v1/webhook-notifications', () => {
+  it('lists a delivered notification with its processing state; unmatched has no session', async () => {
+    await deliver(notification());
+    const items = await list();
+    expect(items).toEqual([
+      {
+        movementId: 5_001,
+        nsu: '900000000001',
+        codAuth: 'AUT001',
+        installmentNumber: 1,
+        moment: '2026-03-04T10:00:00.000-03:00',
+        type: 'TransactionStatus',
+        oldValue: '',
+        newValue: 'Authorized',
+        receivedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) as unknown,
+        status: 'unmatched',
+        processedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) as unknown,
+        duplicates: 0,
+        sessionId: null,
+      },
+    ]);
+    // A redelivery is counted on the same row, not listed twice.
+    await deliver(notification());
+    const again = await list();
+    expect(again).toHaveLength(1);
+    expect(again[0]!.duplicates).toBe(1);
+  });
+
+  it('a notification about a payment of ours names its checkout session', async () => {
+    const s = await t.createSession({ amount: 4_990 });
+    const paid = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
+    expect((paid.body as PayResult).status).toBe('succeeded');
+    const detail = await t.request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant });
+    const payment = (detail.body as { payment: { nsu: string; authorizationCode: string } })
+      .payment;
+    await deliver(
+      notification({
+        movementId: 5_002,
+        nsu: payment.nsu,
+        codAuth: payment.authorizationCode ?? '',
+        moment: '2026-03-04T10:01:00.000-03:00',
+      }),
+    );
+    const items = await list();
+    expect(items[0]).toMatchObject({
+      movementId: 5_002,
+      nsu: payment.nsu,
+      status: 'processed',
+      sessionId: s.id,
+    });
+  });
+
+  it('newest first; limit bounds the page and after returns only newer movements', async () => {
+    for (const id of [5_010, 5_012, 5_011]) await deliver(notification({ movementId: id }));
+    expect((await list('?limit=3')).map((n) => n.movementId)).toEqual([5_012, 5_011, 5_010]);
+    expect((await list('?after=5010')).map((n) => n.movementId)).toEqual([5_012, 5_011]);
+    expect((await list('?after=5010&limit=1')).map((n) => n.movementId)).toEqual([5_012]);
+    expect(await list('?after=5012')).toEqual([]);
+    expect((await list('?limit=200')).length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('wants the merchant secret (webhook Basic credentials and wrong secrets are refused)', async () => {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer sk_wrong' },
+      { authorization: basic },
+      { authorization: `Bearer ${MERCHANT_SECRET}x` },
+    ]) {
+      const res = await t.request('GET', '/v1/webhook-notifications', { headers });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(res.text).not.toContain('900000000001');
+    }
+  });
+
+  it.each([
+    ['?limit=0', 'limit'],
+    ['?limit=201', 'limit'],
+    ['?limit=ten', 'limit'],
+    ['?limit=-1', 'limit'],
+    ['?after=-5', 'after'],
+    ['?after=1.5', 'after'],
+    ['?since=1', 'body'],
+  ])('a bad query %s is a 400 naming %s', async (query, tag) => {
+    const res = await t.request('GET', `/v1/webhook-notifications${query}`, {
+      headers: merchant,
+    });
+    expect(res.status).toBe(400);
+    const items = res.body as { tag: string; description: string }[];
+    expect(items[0]!.tag).toBe(tag);
+    expect(items[0]!.description).toMatch(new RegExp(`^${tag}: `));
+    expect(items[0]!.description).toContain(query.slice(1, query.indexOf('=')));
+  });
+});
