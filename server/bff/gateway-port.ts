@@ -3,9 +3,11 @@ import type {
   CreditPaymentResponse,
   Debit3dsPaymentRequest,
   Debit3dsPaymentResponse,
+  BillingSearchResponse,
   CreateSubscriptionRequest,
   Plan,
   PublicKeyResponse,
+  Subscription,
   Validate3dsRequest,
   VaultRequest,
   VaultResponse,
@@ -41,4 +43,16 @@ export interface BffGateway {
   vaultCard(body: VaultRequest, opts?: GatewayCallOptions): Promise<VaultResponse>;
   /** Subscription checkout: resolves the subscription id. */
   createSubscription(body: CreateSubscriptionRequest, opts?: GatewayCallOptions): Promise<string>;
+  /** Subscription checkout: the subscriptions the merchant console lists. */
+  getSubscription(subscriptionId: string, opts?: GatewayCallOptions): Promise<Subscription>;
+  /** Subscription checkout: a first billing that failed cancels its subscription. */
+  setSubscriptionStatus(
+    input: { subscriptionId: string; status: 'Actived' | 'Canceled' },
+    opts?: GatewayCallOptions,
+  ): Promise<{ id: string }>;
+  /** Subscription checkout: the billings (newest first) of this merchant. */
+  searchBillings(
+    query?: { page?: number; limit?: number },
+    opts?: GatewayCallOptions,
+  ): Promise<BillingSearchResponse>;
 }

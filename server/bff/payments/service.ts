@@ -43,6 +43,7 @@ import {
   failureCodeOf,
   type GatewayFailure,
 } from './outcomes';
+import { firstBillingFailure, firstBillingOf } from '../subscriptions/service';
 
 /** An answer to the frame: a PayResult (200) or an error array with its status. */
 export type StepAnswer =
@@ -370,10 +371,16 @@ async function subscribe(
   } catch (err) {
     return settleError(ctx, row, attemptId, err, 'processing', log);
   }
+  await updateAttempt(ctx.db, attemptId, { subscription_id: subscriptionId });
+  const failure = await firstBillingOutcome(ctx, subscriptionId, log);
+  if (failure) {
+    return endAttemptAsFailure(ctx, row, attemptId, failure, true, 'processing', {
+      status: 'declined',
+    });
+  }
   const now = ctx.clock.now();
   await updateAttempt(ctx.db, attemptId, {
     status: 'succeeded',
-    subscription_id: subscriptionId,
     updated_at: now.toISOString(),
   });
   await transitionSession(ctx.db, row.id, 'processing', 'succeeded', now, { failure_code: null });
@@ -384,6 +391,40 @@ async function subscribe(
     .where('id', '=', attemptId)
     .executeTakeFirstOrThrow();
   return succeededResult(attempt);
+}
+
+/**
+ * The first billing is charged when the subscription is created (no trial). When it was not
+ * paid the subscription is canceled and the shopper told why (resolves the failure code);
+ * a Paid billing, none yet (a trial) or a gateway that cannot be read resolves null: the
+ * subscription stands and later outcomes reach the merchant by webhooks.
+ */
+async function firstBillingOutcome(
+  ctx: BffContext,
+  subscriptionId: string,
+  log: Logger,
+): Promise<FailureCode | null> {
+  let status;
+  try {
+    status = (await firstBillingOf(ctx, subscriptionId))?.status;
+  } catch (err) {
+    if (!classifyGatewayError(err)) throw err;
+    log.warn({ subscriptionId }, 'first billing could not be read');
+    return null;
+  }
+  const code = status ? firstBillingFailure(status) : null;
+  if (!code) return null;
+  log.info({ subscriptionId, billingStatus: status }, 'first billing not paid');
+  try {
+    await ctx.gateway.setSubscriptionStatus(
+      { subscriptionId, status: 'Canceled' },
+      { timeoutMs: 10_000 },
+    );
+  } catch (err) {
+    if (!classifyGatewayError(err)) throw err;
+    log.error({ subscriptionId }, 'subscription with an unpaid first billing not canceled');
+  }
+  return code;
 }
 
 async function openChallenge(

@@ -7,6 +7,7 @@ import { CreateSessionBodySchema, SESSION_STATUSES } from '../checkout-api';
 import type { BffContext, BffEnv } from '../context';
 import { createSession, refreshSession, sessionDetail, sessionSummary } from '../sessions/service';
 import { findSession, listSessions } from '../sessions/store';
+import { listSubscriptions } from '../subscriptions/service';
 
 /** `Authorization: Bearer <merchant secret>`, compared in constant time. */
 export function requireMerchant(ctx: BffContext): MiddlewareHandler<BffEnv> {
@@ -59,6 +60,23 @@ export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
       const items = [];
       for (const row of rows) items.push(sessionSummary(ctx, await refreshSession(ctx, row)));
       return c.json({ items });
+    })
+    .get('/subscriptions', async (c) => {
+      const q = parseQuery(
+        c,
+        z.object({ limit: queryInt({ min: 1, max: 50 }).optional() }).strict(),
+      );
+      if (!q.ok) return q.response;
+      const listed = await listSubscriptions(ctx, q.data.limit ?? 20);
+      if (!listed.ok) {
+        return errorResponse(
+          c,
+          503,
+          'gateway',
+          'gateway: subscriptions could not be read; try again later',
+        );
+      }
+      return c.json({ items: listed.items });
     })
     .get('/checkout-sessions/:id', async (c) => {
       const row = await findSession(ctx.db, c.req.param('id'));

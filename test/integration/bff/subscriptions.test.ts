@@ -12,7 +12,12 @@ afterAll(() => t.close());
 
 const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
 
-async function createPlan(fields: { name: string; amount: number; planType: string }) {
+async function createPlan(fields: {
+  name: string;
+  amount: number;
+  planType: string;
+  attempts?: number;
+}) {
   const res = await t.sandbox.call('POST', '/v1/recurrences/plans', {
     body: { description: `${fields.name} membership`, paymentMethod: 'CreditCard', ...fields },
   });
@@ -118,5 +123,89 @@ describe('subscription checkout (planId)', () => {
       error: { code: 'invalid_card', retryable: true },
       attemptsLeft: 2,
     });
+  });
+
+  it('a declined first billing fails the attempt and cancels the subscription', async () => {
+    const created = (await createSession({ planId })).body as { id: string; clientSecret: string };
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000009995', { method: 'credit' }),
+    );
+    expect(res.body).toEqual({
+      status: 'failed',
+      error: { code: 'declined', retryable: true },
+      attemptsLeft: 2,
+    });
+    const detail = await t.request('GET', `/v1/checkout-sessions/${created.id}`, {
+      headers: merchant,
+    });
+    const attempt = (detail.body as { attempts: { status: string; subscriptionId: string }[] })
+      .attempts[0]!;
+    expect(attempt.status).toBe('declined');
+    const sub = await t.sandbox.call(
+      'GET',
+      `/v1/recurrences/subscriptions/${attempt.subscriptionId}`,
+    );
+    expect(sub.body).toMatchObject({ status: 'Canceled' });
+
+    // The shopper may try another card in the same session.
+    const again = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '5200000000002235', { method: 'credit' }),
+    );
+    expect(again.body).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('a first billing waiting for a retry (51 with attempts left) reads as insufficient funds', async () => {
+    const retrying = await createPlan({
+      name: 'Retry monthly',
+      amount: 19.9,
+      planType: 'Monthly',
+      attempts: 2,
+    });
+    const created = (await createSession({ planId: retrying })).body as { clientSecret: string };
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000009995', { method: 'credit' }),
+    );
+    expect(res.body).toMatchObject({
+      status: 'failed',
+      error: { code: 'insufficient_funds', retryable: true },
+    });
+    const billings = await t.sandbox.call('GET', '/v1/recurrences/billing?limit=5');
+    const first = (
+      billings.body as { items: { status: string; subscription: { plan: { id: string } } }[] }
+    ).items.find((b) => b.subscription.plan.id === retrying);
+    // Canceling the subscription canceled the billing that waited for its retry.
+    expect(first?.status).toBe('Canceled');
+  });
+
+  it('GET /v1/subscriptions lists the subscriptions of the sessions with their billings', async () => {
+    const created = (await createSession({ planId })).body as { id: string; clientSecret: string };
+    const paid = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000002701', { method: 'credit' }),
+    );
+    const subscriptionId = (paid.body as Extract<PayResult, { status: 'succeeded' }>).payment
+      .subscriptionId!;
+
+    expect((await t.request('GET', '/v1/subscriptions')).status).toBe(401);
+    expect(
+      (await t.request('GET', '/v1/subscriptions?limit=0', { headers: merchant })).status,
+    ).toBe(400);
+
+    const res = await t.request('GET', '/v1/subscriptions?limit=50', { headers: merchant });
+    expect(res.status).toBe(200);
+    const items = (res.body as { items: { id: string; status: string }[] }).items;
+    expect(items[0]).toMatchObject({
+      id: subscriptionId,
+      status: 'Active',
+      sessionId: created.id,
+      plan: { id: planId, name: 'Gold monthly', amount: 4990, planType: 'Monthly' },
+      billings: [{ status: 'Paid', amount: 4990, installment: 1 }],
+    });
+    // The declined subscriptions are listed too, canceled.
+    expect(items.some((s) => s.status === 'Canceled')).toBe(true);
+    expect(new Set(items.map((s) => s.id)).size).toBe(items.length);
   });
 });
