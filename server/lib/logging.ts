@@ -41,7 +41,7 @@ export function createLogger(
   const opts: LoggerOptions = {
     level: 'info',
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    base: null,
+    base: {},
     timestamp: pino.stdTimeFunctions.isoTime,
     ...(rest as LoggerOptions),
   };
