@@ -583,179 +583,187 @@ export class CardForm extends LitElement {
     const busy = this.status === 'paying' || this.status === 'challenge';
     const amount = session?.plan?.amount ?? session?.amount ?? 0;
     const methods = session?.methods ?? ['credit'];
-    const showInstallments =
-      v.method === 'credit' && !session?.plan && (session?.maxInstallments ?? 1) > 1;
-    return html`<form
-      part="form"
-      novalidate
-      aria-busy=${busy ? 'true' : 'false'}
-      @submit=${this.#onSubmit}
-      @focusout=${this.#onBlur}
-    >
-      ${
-        methods.length > 1
-          ? html`<fieldset>
-              <legend>${m.method}</legend>
-              <div class="methods">
-                ${methods.map(
-                  (method) =>
-                    html`<label
-                      ><input
-                        type="radio"
-                        name="method"
-                        value=${method}
-                        .checked=${v.method === method}
-                        ?disabled=${busy}
-                        @change=${this.#onMethodChange}
-                      />${method === 'credit' ? m.credit : m.debit}</label
-                    >`,
-                )}
-              </div>
-            </fieldset>`
+    const plan = session?.plan;
+    const showInstallments = v.method === 'credit' && !plan && (session?.maxInstallments ?? 1) > 1;
+    const every = plan ? m.every(plan.intervalDays) : '';
+    return html`${
+        plan
+          ? html`<p class="hint" part="plan">
+              <strong>${plan.name}</strong><br />${formatBRL(amount)} ${every}
+            </p>`
           : nothing
       }
-      ${this.#renderField(
-        m,
-        'cardNumber',
-        m.cardNumber,
-        html`<input
-          id="cardNumber"
-          name="cardNumber"
-          type="text"
-          inputmode="numeric"
-          autocomplete="cc-number"
-          autocorrect="off"
-          spellcheck="false"
-          required
-          aria-invalid=${this.#invalid('cardNumber')}
-          aria-describedby=${this.#describedBy('cardNumber', brand ? 'cardNumber-brand' : '')}
-          .value=${v.cardNumber}
-          ?readonly=${busy}
-          @input=${this.#onCardNumberInput}
-        />`,
-        {
-          extra: brand
-            ? html`<span class="brand" id="cardNumber-brand" data-brand=${brand}
-                >${m.cardBrand(BRAND_NAMES[brand])}</span
-              >`
-            : html``,
-        },
-      )}
-      ${this.#renderField(
-        m,
-        'cardholderName',
-        m.cardholderName,
-        html`<input
-          id="cardholderName"
-          name="cardholderName"
-          type="text"
-          autocomplete="cc-name"
-          autocapitalize="characters"
-          spellcheck="false"
-          maxlength=${NAME_MAX}
-          required
-          aria-invalid=${this.#invalid('cardholderName')}
-          aria-describedby=${this.#describedBy('cardholderName')}
-          .value=${v.cardholderName}
-          ?readonly=${busy}
-          @input=${this.#onNameInput}
-        />`,
-      )}
-      <div class="row">
+      <form
+        part="form"
+        novalidate
+        aria-busy=${busy ? 'true' : 'false'}
+        @submit=${this.#onSubmit}
+        @focusout=${this.#onBlur}
+      >
+        ${
+          methods.length > 1
+            ? html`<fieldset>
+                <legend>${m.method}</legend>
+                <div class="methods">
+                  ${methods.map(
+                    (method) =>
+                      html`<label
+                        ><input
+                          type="radio"
+                          name="method"
+                          value=${method}
+                          .checked=${v.method === method}
+                          ?disabled=${busy}
+                          @change=${this.#onMethodChange}
+                        />${method === 'credit' ? m.credit : m.debit}</label
+                      >`,
+                  )}
+                </div>
+              </fieldset>`
+            : nothing
+        }
         ${this.#renderField(
           m,
-          'expiry',
-          m.expiry,
+          'cardNumber',
+          m.cardNumber,
           html`<input
-            id="expiry"
-            name="expiry"
+            id="cardNumber"
+            name="cardNumber"
             type="text"
             inputmode="numeric"
-            autocomplete="cc-exp"
-            placeholder=${m.expiryHint}
-            maxlength="7"
+            autocomplete="cc-number"
+            autocorrect="off"
+            spellcheck="false"
             required
-            aria-invalid=${this.#invalid('expiry')}
-            aria-describedby=${this.#describedBy('expiry', 'expiry-hint')}
-            .value=${v.expiry}
+            aria-invalid=${this.#invalid('cardNumber')}
+            aria-describedby=${this.#describedBy('cardNumber', brand ? 'cardNumber-brand' : '')}
+            .value=${v.cardNumber}
             ?readonly=${busy}
-            @input=${this.#onExpiryInput}
+            @input=${this.#onCardNumberInput}
           />`,
-          { hint: m.expiryHint },
+          {
+            extra: brand
+              ? html`<span class="brand" id="cardNumber-brand" data-brand=${brand}
+                  >${m.cardBrand(BRAND_NAMES[brand])}</span
+                >`
+              : html``,
+          },
         )}
         ${this.#renderField(
           m,
-          'securityCode',
-          m.securityCode,
+          'cardholderName',
+          m.cardholderName,
           html`<input
-            id="securityCode"
-            name="securityCode"
+            id="cardholderName"
+            name="cardholderName"
+            type="text"
+            autocomplete="cc-name"
+            autocapitalize="characters"
+            spellcheck="false"
+            maxlength=${NAME_MAX}
+            required
+            aria-invalid=${this.#invalid('cardholderName')}
+            aria-describedby=${this.#describedBy('cardholderName')}
+            .value=${v.cardholderName}
+            ?readonly=${busy}
+            @input=${this.#onNameInput}
+          />`,
+        )}
+        <div class="row">
+          ${this.#renderField(
+            m,
+            'expiry',
+            m.expiry,
+            html`<input
+              id="expiry"
+              name="expiry"
+              type="text"
+              inputmode="numeric"
+              autocomplete="cc-exp"
+              placeholder=${m.expiryHint}
+              maxlength="7"
+              required
+              aria-invalid=${this.#invalid('expiry')}
+              aria-describedby=${this.#describedBy('expiry', 'expiry-hint')}
+              .value=${v.expiry}
+              ?readonly=${busy}
+              @input=${this.#onExpiryInput}
+            />`,
+            { hint: m.expiryHint },
+          )}
+          ${this.#renderField(
+            m,
+            'securityCode',
+            m.securityCode,
+            html`<input
+              id="securityCode"
+              name="securityCode"
+              type="text"
+              inputmode="numeric"
+              autocomplete="cc-csc"
+              maxlength=${cvvDigits}
+              required
+              aria-invalid=${this.#invalid('securityCode')}
+              aria-describedby=${this.#describedBy('securityCode', 'securityCode-hint')}
+              .value=${v.securityCode}
+              ?readonly=${busy}
+              @input=${this.#onSecurityCodeInput}
+            />`,
+            { hint: m.securityCodeHint(cvvDigits) },
+          )}
+        </div>
+        ${this.#renderField(
+          m,
+          'document',
+          `${m.document} (${m.optional})`,
+          html`<input
+            id="document"
+            name="document"
             type="text"
             inputmode="numeric"
-            autocomplete="cc-csc"
-            maxlength=${cvvDigits}
-            required
-            aria-invalid=${this.#invalid('securityCode')}
-            aria-describedby=${this.#describedBy('securityCode', 'securityCode-hint')}
-            .value=${v.securityCode}
+            autocomplete="off"
+            maxlength="18"
+            aria-invalid=${this.#invalid('document')}
+            aria-describedby=${this.#describedBy('document', 'document-hint')}
+            .value=${v.document}
             ?readonly=${busy}
-            @input=${this.#onSecurityCodeInput}
+            @input=${this.#onDocumentInput}
           />`,
-          { hint: m.securityCodeHint(cvvDigits) },
+          { hint: m.documentHint },
         )}
-      </div>
-      ${this.#renderField(
-        m,
-        'document',
-        `${m.document} (${m.optional})`,
-        html`<input
-          id="document"
-          name="document"
-          type="text"
-          inputmode="numeric"
-          autocomplete="off"
-          maxlength="18"
-          aria-invalid=${this.#invalid('document')}
-          aria-describedby=${this.#describedBy('document', 'document-hint')}
-          .value=${v.document}
-          ?readonly=${busy}
-          @input=${this.#onDocumentInput}
-        />`,
-        { hint: m.documentHint },
-      )}
-      ${
-        showInstallments && session
-          ? html`<div class="field">
-              <label for="installments">${m.installments}</label>
-              <select
-                id="installments"
-                name="installments"
-                ?disabled=${busy}
-                @change=${this.#onInstallmentsChange}
-              >
-                ${installmentOptions(amount, session.maxInstallments).map(
-                  (o) =>
-                    html`<option value=${o.count} ?selected=${o.count === v.installments}>
-                      ${m.installmentOption(o.count, formatBRL(o.first), formatBRL(o.rest))}
-                    </option>`,
-                )}
-              </select>
-            </div>`
-          : nothing
-      }
-      ${
-        this.hideButton
-          ? nothing
-          : html`<button
-              type="submit"
-              data-testid="pay"
-              ?disabled=${busy}
-              aria-disabled=${busy ? 'true' : 'false'}
-            >
-              ${busy ? m.paying : (this.submitLabel ?? m.pay(formatBRL(amount)))}
-            </button>`
-      }
-    </form>`;
+        ${
+          showInstallments && session
+            ? html`<div class="field">
+                <label for="installments">${m.installments}</label>
+                <select
+                  id="installments"
+                  name="installments"
+                  ?disabled=${busy}
+                  @change=${this.#onInstallmentsChange}
+                >
+                  ${installmentOptions(amount, session.maxInstallments).map(
+                    (o) =>
+                      html`<option value=${o.count} ?selected=${o.count === v.installments}>
+                        ${m.installmentOption(o.count, formatBRL(o.first), formatBRL(o.rest))}
+                      </option>`,
+                  )}
+                </select>
+              </div>`
+            : nothing
+        }
+        ${
+          this.hideButton
+            ? nothing
+            : html`${plan ? html`<p class="hint" id="consent">${m.consent(formatBRL(amount), every)}</p>` : nothing}<button
+                  type="submit"
+                  data-testid="pay"
+                  ?disabled=${busy}
+                  aria-disabled=${busy ? 'true' : 'false'}
+                >
+                  ${busy ? m.paying : (this.submitLabel ?? (plan ? m.subscribe : m.pay(formatBRL(amount))))}
+                </button>`
+        }
+      </form>`;
   }
 }
 

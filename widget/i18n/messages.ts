@@ -17,6 +17,10 @@ export interface Messages {
   credit: string;
   debit: string;
   pay: (amount: string) => string;
+  /** Subscription checkout: the pay button, the period and the consent line. */
+  subscribe: string;
+  every: (days: number) => string;
+  consent: (amount: string, every: string) => string;
   paying: string;
   loading: string;
   waitingForHost: string;

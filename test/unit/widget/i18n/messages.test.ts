@@ -22,6 +22,20 @@ describe.each(['pt-BR', 'en'] as const)('messages %s', (locale) => {
   });
 });
 
+describe('subscription texts', () => {
+  it('states the amount and the period in the consent line', () => {
+    const pt = messagesFor('pt-BR');
+    expect(pt.subscribe).toBe('Assinar');
+    expect(pt.consent('R$ 39,90', pt.every(30))).toBe(
+      'Autorizo a cobrança recorrente de R$ 39,90 a cada 30 dias até eu cancelar.',
+    );
+    const en = messagesFor('en');
+    expect(en.consent('R$ 39,90', en.every(365))).toBe(
+      'I authorize recurring charges of R$ 39,90 every 365 days until I cancel.',
+    );
+  });
+});
+
 describe('messagesFor', () => {
   it('defaults to Portuguese', () => {
     expect(messagesFor('pt-BR').cardNumber).toBe('Número do cartão');
