@@ -5,6 +5,7 @@ import { silentLogger } from '../server/lib/logging';
 import { CartStore, cartCount, cartLines, cartTotal, type Cart } from './cart';
 import { PRODUCTS, findProduct } from './catalog';
 import { createMerchantClient, type MerchantClient } from './merchant-client';
+import { notificationsConsole } from './notifications';
 import {
   cartPage,
   checkoutHead,
@@ -57,6 +58,11 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
       merchantSecret: deps.merchantSecret,
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
     });
+  const notifications = notificationsConsole({
+    bffUrl: deps.bffUrl,
+    merchantSecret: deps.merchantSecret,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
   const widgetScript = widgetScriptResolver({ bffPublicUrl, distDir: deps.distDir ?? 'dist' });
   const carts = new CartStore();
   let orderNumber = 0;
@@ -210,7 +216,7 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
         )
       : [];
     const sections = await Promise.all(
-      (deps.consoleSections ?? []).map(async (section) => ({
+      [...(deps.consoleSections ?? []), notifications.section].map(async (section) => ({
         section,
         body: await section.render(),
       })),
@@ -225,6 +231,8 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
       }),
     );
   });
+
+  app.route('/console', notifications.routes);
 
   app.get('/healthz', (c) => c.json({ ok: true }));
 

@@ -25,4 +25,21 @@ export class ConsolePage {
   attempts(sessionId: string): Locator {
     return this.session(sessionId).getByTestId('attempt');
   }
+
+  /** The "Notificações do gateway" section, kept current by polling (no reload). */
+  get notifications(): Locator {
+    return this.page.getByTestId('console-notificacoes');
+  }
+
+  /** The status region that announces new notifications. */
+  get notificationsStatus(): Locator {
+    return this.page.getByTestId('notifications-status');
+  }
+
+  /** The notification rows with this new value (e.g. `Authorized`) matched to the session. */
+  notification(sessionId: string, newValue: string): Locator {
+    return this.notifications
+      .locator(`[data-testid="notification-row"][data-new-value="${newValue}"]`)
+      .filter({ has: this.page.locator('[data-field="session"]', { hasText: sessionId }) });
+  }
 }
