@@ -19,8 +19,9 @@ export interface OpenDbOptions {
   /** `:memory:`, a file path, or a `postgres://` URL. */
   url: string;
   /**
-   * SQLite only: reuse prepared statements by SQL text (Kysely prepares one per query, which
-   * dominates the cost of small queries). Safe while nothing streams results with `.stream()`.
+   * SQLite only (default on): reuse prepared statements by SQL text (Kysely prepares one per
+   * query, which dominates the cost of small queries). Safe while nothing streams results with
+   * `.stream()` (nothing does).
    */
   cacheStatements?: boolean;
 }
@@ -34,7 +35,7 @@ export interface OpenedDb<DB> {
 /** Opens SQLite (file or memory) or PostgreSQL behind one Kysely interface. */
 export async function openDb<DB>({
   url,
-  cacheStatements = false,
+  cacheStatements = true,
 }: OpenDbOptions): Promise<OpenedDb<DB>> {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { default: pg } = await import('pg');
