@@ -1,5 +1,16 @@
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type DatabaseConnection,
+  type Driver,
+  type QueryCompiler,
+  type TransactionSettings,
+} from 'kysely';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -53,8 +64,175 @@ export async function openDb<DB>({
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   if (cacheStatements) cachePreparedStatements(database);
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+  const driver = new ScopedSqliteDriver(new SqliteDialect({ database }).createDriver());
+  const dialect = new (class extends SqliteDialect {
+    override createDriver(): Driver {
+      return driver;
+    }
+  })({ database });
+  const db = new Kysely<DB>({ dialect });
+  scopedDrivers.set(db, driver);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * Runs `fn` as one SQLite transaction: every query made through `db` in its async flow (the
+ * caller's and anything it awaits, e.g. event handlers using their own `ctx.db`) joins it, and
+ * `db.transaction()` inside becomes a savepoint. Other flows (HTTP requests) wait until it
+ * commits; a throw rolls everything back. Many small writes then cost one commit instead of one
+ * each. Everything started inside must be awaited, and nothing inside may wait on another
+ * request to this database (no outbound HTTP). PostgreSQL, or a `db` not from `openDb`: `fn`
+ * runs as is.
+ */
+export function inOneTransaction<DB, T>(db: Kysely<DB>, fn: () => Promise<T>): Promise<T> {
+  const driver = scopedDrivers.get(db);
+  if (!driver || scopes.getStore()?.driver === driver) return fn();
+  return driver.scope(fn);
+}
+
+/** Runs `fn` outside any `inOneTransaction` scope (for work started now but run later). */
+export function outsideTransactionScope<T>(fn: () => T): T {
+  return scopes.exit(fn);
+}
+
+interface Scope {
+  driver: ScopedSqliteDriver;
+  connection: DatabaseConnection;
+  open: boolean;
+  /** Acquisitions of the connection made in the scope and not yet released. */
+  borrowed: number;
+  drained: (() => void) | null;
+  savepoints: string[];
+  seq: number;
+}
+
+const scopes = new AsyncLocalStorage<Scope>();
+const scopedDrivers = new WeakMap<object, ScopedSqliteDriver>();
+
+/** Kysely's SQLite driver, re-entrant for the flow running in an `inOneTransaction` scope. */
+class ScopedSqliteDriver implements Driver {
+  private initializing: Promise<void> | null = null;
+
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> {
+    return (this.initializing ??= this.inner.init());
+  }
+
+  private current(connection?: DatabaseConnection): Scope | null {
+    const s = scopes.getStore();
+    if (!s || s.driver !== this) return null;
+    if (connection && connection !== s.connection) return null;
+    return s;
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const s = this.current();
+    if (s?.open) {
+      s.borrowed++;
+      return s.connection;
+    }
+    return this.inner.acquireConnection();
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const s = this.current(connection);
+    if (s && s.borrowed > 0) {
+      s.borrowed--;
+      if (s.borrowed === 0) s.drained?.();
+      return;
+    }
+    await this.inner.releaseConnection(connection);
+  }
+
+  async beginTransaction(
+    connection: DatabaseConnection,
+    settings: TransactionSettings,
+  ): Promise<void> {
+    const s = this.current(connection);
+    if (!s) return this.inner.beginTransaction(connection, settings);
+    const name = `scope_sp${++s.seq}`;
+    s.savepoints.push(name);
+    await connection.executeQuery(CompiledQuery.raw(`savepoint ${name}`));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const s = this.current(connection);
+    if (!s) return this.inner.commitTransaction(connection);
+    await connection.executeQuery(CompiledQuery.raw(`release ${s.savepoints.pop()!}`));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const s = this.current(connection);
+    if (!s) return this.inner.rollbackTransaction(connection);
+    const name = s.savepoints.pop()!;
+    await connection.executeQuery(CompiledQuery.raw(`rollback to ${name}`));
+    await connection.executeQuery(CompiledQuery.raw(`release ${name}`));
+  }
+
+  savepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    return this.inner.savepoint!(connection, name, compile);
+  }
+
+  rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    return this.inner.rollbackToSavepoint!(connection, name, compile);
+  }
+
+  releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    return this.inner.releaseSavepoint!(connection, name, compile);
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+
+  async scope<T>(fn: () => Promise<T>): Promise<T> {
+    await this.init();
+    const connection = await this.inner.acquireConnection();
+    const s: Scope = {
+      driver: this,
+      connection,
+      open: true,
+      borrowed: 0,
+      drained: null,
+      savepoints: [],
+      seq: 0,
+    };
+    const close = async () => {
+      s.open = false;
+      // Whatever the flow started in the scope finishes in it before the commit.
+      while (s.borrowed > 0) await new Promise<void>((r) => (s.drained = r));
+    };
+    try {
+      await this.inner.beginTransaction(connection, {});
+      let result: T;
+      try {
+        result = await scopes.run(s, fn);
+      } catch (err) {
+        await close();
+        await this.inner.rollbackTransaction(connection);
+        throw err;
+      }
+      await close();
+      await this.inner.commitTransaction(connection);
+      return result;
+    } finally {
+      s.open = false;
+      await this.inner.releaseConnection(connection);
+    }
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 500;

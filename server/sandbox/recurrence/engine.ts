@@ -1,4 +1,5 @@
 import { sql, type Insertable } from 'kysely';
+import { inOneTransaction } from '../../lib/db';
 import { uuid } from '../../lib/ids';
 import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
@@ -189,15 +190,15 @@ export class BillingEngine implements DueTask {
   private async chargeDueBillings(at: string): Promise<Round> {
     const due = await this.dueBillings(at);
     if (due.length === 0) return { again: false };
-    const paid: PaidBilling[] = [];
-    let retryDue = false;
-    try {
-      retryDue = await this.chargeEach(due, paid, at);
-    } finally {
-      // Even if a later charge threw, what was approved is recorded as Paid.
+    // One SQLite transaction per batch: each charge's payment, ledger and outbox rows and the
+    // billing updates commit together (one commit instead of several per charge). A throw
+    // undoes the whole batch, payments included, so the billings stay due and are charged again.
+    return inOneTransaction(this.ctx.db, async () => {
+      const paid: PaidBilling[] = [];
+      const retryDue = await this.chargeEach(due, paid, at);
       await this.markPaid(paid);
-    }
-    return { again: due.length === BATCH_SIZE || retryDue };
+      return { again: due.length === BATCH_SIZE || retryDue };
+    });
   }
 
   /** Charges each billing; true when a retry it scheduled is already due at `at`. */

@@ -1,4 +1,5 @@
 import { MS } from '../../lib/clock';
+import { outsideTransactionScope } from '../../lib/db';
 import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
 import { spIso } from '../reconciliation/calendar';
@@ -150,10 +151,13 @@ export class WebhookService {
   private kick(): void {
     if (this.kicked || this.closed || !this.timer) return;
     this.kicked = true;
-    setImmediate(() => {
-      this.kicked = false;
-      this.tick();
-    });
+    // Outside a caller's transaction scope: deliveries read the outbox once it is committed.
+    outsideTransactionScope(() =>
+      setImmediate(() => {
+        this.kicked = false;
+        this.tick();
+      }),
+    );
   }
 
   // ---- subscriptions ----

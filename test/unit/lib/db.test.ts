@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { inOneTransaction, openDb, type OpenedDb } from '../../../server/lib/db';
+
+interface Db {
+  t: { id: number; v: string };
+}
+
+let opened: OpenedDb<Db> | null = null;
+
+async function fresh(): Promise<OpenedDb<Db>> {
+  opened = await openDb<Db>({ url: ':memory:' });
+  await opened.db.schema
+    .createTable('t')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('v', 'text', (c) => c.notNull())
+    .execute();
+  return opened;
+}
+
+afterEach(async () => {
+  await opened?.close();
+  opened = null;
+});
+
+const values = async (o: OpenedDb<Db>) =>
+  (await o.db.selectFrom('t').select('v').orderBy('id').execute()).map((r) => r.v);
+
+describe('inOneTransaction', () => {
+  it('commits what the flow wrote through the plain db, nested transactions included', async () => {
+    const o = await fresh();
+    const out = await inOneTransaction(o.db, async () => {
+      await o.db.insertInto('t').values({ id: 1, v: 'a' }).execute();
+      await o.db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ id: 2, v: 'b' }).execute();
+      });
+      return values(o);
+    });
+    expect(out).toEqual(['a', 'b']);
+    expect(await values(o)).toEqual(['a', 'b']);
+  });
+
+  it('rolls back everything when the flow throws', async () => {
+    const o = await fresh();
+    await expect(
+      inOneTransaction(o.db, async () => {
+        await o.db.insertInto('t').values({ id: 1, v: 'a' }).execute();
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await values(o)).toEqual([]);
+  });
+
+  it('undoes only a nested transaction that threw (a savepoint)', async () => {
+    const o = await fresh();
+    await inOneTransaction(o.db, async () => {
+      await o.db.insertInto('t').values({ id: 1, v: 'kept' }).execute();
+      await expect(
+        o.db.transaction().execute(async (trx) => {
+          await trx.insertInto('t').values({ id: 2, v: 'undone' }).execute();
+          throw new Error('inner');
+        }),
+      ).rejects.toThrow('inner');
+      await o.db.insertInto('t').values({ id: 3, v: 'after' }).execute();
+    });
+    expect(await values(o)).toEqual(['kept', 'after']);
+  });
+
+  it('makes other flows wait for the commit and never see uncommitted rows', async () => {
+    const o = await fresh();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let inserted!: () => void;
+    const wrote = new Promise<void>((r) => (inserted = r));
+    const scoped = inOneTransaction(o.db, async () => {
+      await o.db.insertInto('t').values({ id: 1, v: 'a' }).execute();
+      inserted();
+      await gate;
+    });
+    await wrote;
+    const seen: string[][] = [];
+    const other = values(o).then((v) => seen.push(v));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toEqual([]);
+    release();
+    await Promise.all([scoped, other]);
+    expect(seen).toEqual([['a']]);
+  });
+});
