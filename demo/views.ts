@@ -77,6 +77,7 @@ export function layout(opts: { title: string; cartCount: number; body: Html; hea
                   >Carrinho (<span data-testid="cart-count">${opts.cartCount}</span>)</a
                 >
               </li>
+              <li><a href="/assinatura">Assinatura</a></li>
               <li><a href="/console">Console do lojista</a></li>
             </ul>
           </nav>
@@ -301,9 +302,17 @@ export function orderPage(session: MerchantSession): Html {
                 }
               </dd>
               <dt>Pagamento</dt>
-              <dd><code data-testid="order-payment-id">${attempt.paymentId ?? '—'}</code></dd>
+              <dd><code data-testid="order-payment-id">${attempt.paymentId || '—'}</code></dd>
               <dt>Autorização</dt>
-              <dd><code>${attempt.authorizationCode ?? '—'}</code></dd>`
+              <dd><code>${attempt.authorizationCode ?? '—'}</code></dd>
+              ${
+                typeof attempt.subscriptionId === 'string'
+                  ? html`<dt>Assinatura</dt>
+                      <dd>
+                        <code data-testid="order-subscription-id">${attempt.subscriptionId}</code>
+                      </dd>`
+                  : ''
+              }`
           : ''
       }
     </dl>

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { createDemoApp } from '../demo/app';
+import { ensureDemoPlan, subscriptionDemo } from '../demo/subscription';
 import { createBffApp } from '../server/bff/app';
 import { defaultBffConfig, type BffConfig } from '../server/bff/config';
 import type { BffDb } from '../server/bff/db';
@@ -177,13 +178,25 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       logger: opts.loggers?.bff ?? silentLogger,
     });
 
-    const demo = createDemoApp({
+    // The storefront's monthly plan lives in the gateway: found by name, or created now.
+    await ensureDemoPlan(gateway);
+    const subscriptions = subscriptionDemo({
+      planId: () => ensureDemoPlan(gateway),
       publicUrl: demoServer.url,
       bffUrl: bffServer.url,
       merchantSecret,
       distDir: opts.distDir ?? DIST_DIR,
       logger: opts.loggers?.demo ?? silentLogger,
     });
+    const demo = createDemoApp({
+      publicUrl: demoServer.url,
+      bffUrl: bffServer.url,
+      merchantSecret,
+      distDir: opts.distDir ?? DIST_DIR,
+      logger: opts.loggers?.demo ?? silentLogger,
+      consoleSections: [subscriptions.section],
+    });
+    demo.app.route('/', subscriptions.routes);
     demoServer.serve((req) => demo.app.fetch(req));
 
     return {

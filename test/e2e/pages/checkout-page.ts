@@ -9,6 +9,7 @@ export interface RecordedEvent {
   state?: string;
   reason?: string;
   paymentId?: string;
+  subscriptionId?: string;
   authorizationCode?: string;
   amount?: number;
   method?: string;
@@ -97,6 +98,7 @@ export class CheckoutPage {
               'state',
               'reason',
               'paymentId',
+              'subscriptionId',
               'authorizationCode',
               'amount',
               'method',

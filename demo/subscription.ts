@@ -1,0 +1,246 @@
+import { Hono } from 'hono';
+import { html } from 'hono/html';
+import { z } from 'zod';
+import type { Logger } from 'pino';
+import { silentLogger } from '../server/lib/logging';
+import { formatBrl } from './catalog';
+import { createMerchantClient } from './merchant-client';
+import { checkoutHead, checkoutPage, layout, type ConsoleSection } from './views';
+import { widgetScriptResolver } from './widget-script';
+
+/** The storefront's monthly plan (DESIGN §5: Monthly = every 30 days). */
+export const DEMO_PLAN = {
+  name: 'Clube do Café — mensal',
+  description: 'Um pacote de 250 g de café especial torrado na semana, todo mês.',
+  /** Reais, as the gateway's plan takes it. */
+  amount: 39.9,
+  planType: 'Monthly',
+  intervalDays: 30,
+} as const;
+
+/** The part of the gateway client (server/gateway/client.ts) that finds or creates the plan. */
+export interface PlanGateway {
+  searchPlans(query: {
+    name?: string;
+    status?: 'Active';
+    limit?: number;
+  }): Promise<{ items: { id: string; name: string; status: string }[] }>;
+  createPlan(body: {
+    name: string;
+    description: string;
+    amount: number;
+    planType: 'Monthly';
+    paymentMethod: 'CreditCard';
+  }): Promise<string>;
+}
+
+/** The demo plan's id: the Active plan of that name, created when there is none. */
+export async function ensureDemoPlan(gateway: PlanGateway): Promise<string> {
+  const found = await gateway.searchPlans({ name: DEMO_PLAN.name, status: 'Active', limit: 10 });
+  const same = found.items.find((p) => p.name === DEMO_PLAN.name && p.status === 'Active');
+  if (same) return same.id;
+  return gateway.createPlan({
+    name: DEMO_PLAN.name,
+    description: DEMO_PLAN.description,
+    amount: DEMO_PLAN.amount,
+    planType: DEMO_PLAN.planType,
+    paymentMethod: 'CreditCard',
+  });
+}
+
+const BillingSchema = z.looseObject({
+  id: z.string(),
+  status: z.string(),
+  amount: z.number(),
+  installment: z.number(),
+  expireAt: z.string(),
+});
+const SubscriptionSchema = z.looseObject({
+  id: z.string(),
+  status: z.string(),
+  sessionId: z.string().nullish(),
+  plan: z.looseObject({ name: z.string(), amount: z.number() }),
+  billings: z.array(BillingSchema),
+});
+type ConsoleSubscription = z.infer<typeof SubscriptionSchema>;
+const ListSchema = z.object({ items: z.array(SubscriptionSchema) });
+
+const SUBSCRIPTION_STATUS: Record<string, string> = {
+  Active: 'Ativa',
+  Canceled: 'Cancelada',
+  Blocked: 'Bloqueada',
+};
+const BILLING_STATUS: Record<string, string> = {
+  Opened: 'Em aberto',
+  Paid: 'Paga',
+  Denied: 'Recusada',
+  PaymentInvalid: 'Pagamento inválido',
+  Canceled: 'Cancelada',
+};
+
+/** `2026-01-02T10:00:00.000-03:00` → `2026-01-02`. */
+const day = (iso: string): string => iso.slice(0, 10);
+
+function subscriptionsTable(items: ConsoleSubscription[]) {
+  if (items.length === 0)
+    return html`<p data-testid="no-subscriptions">Nenhuma assinatura ainda.</p>`;
+  return html`<table data-testid="subscriptions">
+    <caption>
+      Assinaturas e suas cobranças (mais recentes primeiro)
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Assinatura</th>
+        <th scope="col">Plano</th>
+        <th scope="col">Situação</th>
+        <th scope="col">Cobranças</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${items.map(
+        (s) =>
+          html`<tr data-testid="subscription-row" data-subscription-id="${s.id}">
+            <th scope="row"><code>${s.id}</code></th>
+            <td>${s.plan.name} · ${formatBrl(s.plan.amount)}</td>
+            <td data-testid="subscription-status" data-status="${s.status}">
+              ${SUBSCRIPTION_STATUS[s.status] ?? s.status}
+            </td>
+            <td>
+              ${
+                s.billings.length === 0
+                  ? 'nenhuma'
+                  : html`<ol>
+                      ${s.billings.map(
+                        (b) =>
+                          html`<li data-testid="billing" data-status="${b.status}">
+                            ${b.installment}ª: ${BILLING_STATUS[b.status] ?? b.status} ·
+                            ${formatBrl(b.amount)} · ${day(b.expireAt)}
+                          </li>`,
+                      )}
+                    </ol>`
+              }
+            </td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/**
+ * The storefront's subscription: `GET /assinatura` shows the plan, its "Assinar" button posts
+ * to `POST /assinatura`, which creates a checkout session with the plan id (server to server)
+ * and answers the payment page. The console section lists the subscriptions and billings the
+ * BFF reads from the gateway (`GET /v1/subscriptions`).
+ */
+export function subscriptionDemo(opts: {
+  /** Resolves the plan id (finds or creates the plan in the gateway). */
+  planId: () => Promise<string>;
+  publicUrl: string;
+  bffUrl: string;
+  bffPublicUrl?: string;
+  merchantSecret: string;
+  distDir?: string;
+  fetch?: typeof fetch;
+  logger?: Logger;
+}): { routes: Hono; section: ConsoleSection } {
+  const doFetch = opts.fetch ?? fetch;
+  const origin = new URL(opts.publicUrl).origin;
+  const bffUrl = opts.bffUrl.replace(/\/$/, '');
+  const bffPublicUrl = (opts.bffPublicUrl ?? opts.bffUrl).replace(/\/$/, '');
+  const logger = opts.logger ?? silentLogger;
+  const merchant = createMerchantClient({
+    bffUrl,
+    merchantSecret: opts.merchantSecret,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+  const widgetScript = widgetScriptResolver({ bffPublicUrl, distDir: opts.distDir ?? 'dist' });
+  const amount = Math.round(DEMO_PLAN.amount * 100);
+  let orderNumber = 0;
+
+  const planPage = (error?: string) =>
+    layout({
+      title: 'Assinatura',
+      cartCount: 0,
+      body: html`<h1>Assinatura</h1>
+        ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+        <article data-testid="plan">
+          <h2>${DEMO_PLAN.name}</h2>
+          <p>${DEMO_PLAN.description}</p>
+          <p class="price">
+            ${formatBrl(amount)} <span>a cada ${DEMO_PLAN.intervalDays} dias</span>
+          </p>
+          <form method="post" action="/assinatura">
+            <button type="submit">Assinar</button>
+          </form>
+        </article>`,
+    });
+
+  const routes = new Hono()
+    .get('/assinatura', (c) => c.html(planPage()))
+    .post('/assinatura', async (c) => {
+      let planId: string;
+      try {
+        planId = await opts.planId();
+      } catch (err) {
+        logger.error({ err: { message: (err as Error).message } }, 'demo plan not available');
+        return c.html(planPage('Não foi possível iniciar a assinatura agora.'), 502);
+      }
+      orderNumber += 1;
+      const created = await merchant.createSession({
+        planId,
+        origin,
+        // The gateway's orderNumber takes at most 10 characters.
+        referenceTransaction: `as${(Date.now() % 1e6).toString(36)}${orderNumber}`.slice(0, 10),
+      });
+      if (!created.ok) {
+        logger.error({ status: created.status }, 'subscription session not created');
+        return c.html(planPage('Não foi possível iniciar a assinatura agora.'), 502);
+      }
+      return c.html(
+        layout({
+          title: 'Pagamento',
+          cartCount: 0,
+          head: checkoutHead(widgetScript()),
+          body: checkoutPage({
+            lines: [
+              {
+                quantity: 1,
+                product: {
+                  id: 'clube-do-cafe',
+                  name: DEMO_PLAN.name,
+                  description: DEMO_PLAN.description,
+                  price: created.value.amount,
+                },
+                subtotal: created.value.amount,
+              },
+            ],
+            total: created.value.amount,
+            sessionId: created.value.id,
+            clientSecret: created.value.clientSecret,
+            bffPublicUrl,
+          }),
+        }),
+      );
+    });
+
+  const section: ConsoleSection = {
+    id: 'assinaturas',
+    title: 'Assinaturas',
+    async render() {
+      try {
+        const res = await doFetch(`${bffUrl}/v1/subscriptions?limit=20`, {
+          headers: { authorization: `Bearer ${opts.merchantSecret}`, accept: 'application/json' },
+          signal: AbortSignal.timeout(10_000),
+        });
+        const parsed = res.ok ? ListSchema.safeParse(await res.json()) : null;
+        if (parsed?.success) return subscriptionsTable(parsed.data.items);
+        logger.warn({ status: res.status }, 'subscriptions not listed');
+      } catch (err) {
+        logger.warn({ err: { message: (err as Error).message } }, 'subscriptions not listed');
+      }
+      return html`<p class="error" role="alert">Não foi possível listar as assinaturas.</p>`;
+    },
+  };
+
+  return { routes, section };
+}
