@@ -52,7 +52,7 @@ export interface BffGateway {
   ): Promise<{ id: string }>;
   /** Subscription checkout: the billings (newest first) of this merchant. */
   searchBillings(
-    query?: { page?: number; limit?: number },
+    query?: { orderBy?: string; page?: number; limit?: number },
     opts?: GatewayCallOptions,
   ): Promise<BillingSearchResponse>;
 }

@@ -6,6 +6,8 @@ import { classifyGatewayError } from '../payments/outcomes';
 /** Billings read per search page (the gateway's maximum) and pages read at most. */
 const BILLING_PAGE = 100;
 const MAX_BILLING_PAGES = 3;
+/** Billing search order: newest first (a `-` prefix for descending). */
+const NEWEST_FIRST = '-createdDate';
 
 /**
  * The first billing of a subscription just created, or null when there is none yet (a trial)
@@ -16,7 +18,10 @@ export async function firstBillingOf(
   ctx: BffContext,
   subscriptionId: string,
 ): Promise<Billing | null> {
-  const page = await ctx.gateway.searchBillings({ limit: BILLING_PAGE }, { timeoutMs: 10_000 });
+  const page = await ctx.gateway.searchBillings(
+    { orderBy: NEWEST_FIRST, limit: BILLING_PAGE },
+    { timeoutMs: 10_000 },
+  );
   return (
     page.items.find((b) => b.subscription.id === subscriptionId && b.installment === 1) ?? null
   );
@@ -108,7 +113,7 @@ export async function listSubscriptions(
     if (items.length > 0) {
       for (let page = 1; page <= MAX_BILLING_PAGES; page++) {
         const found = await ctx.gateway.searchBillings(
-          { page, limit: BILLING_PAGE },
+          { orderBy: NEWEST_FIRST, page, limit: BILLING_PAGE },
           { timeoutMs: 10_000 },
         );
         for (const b of found.items) {
