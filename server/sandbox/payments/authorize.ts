@@ -5,7 +5,7 @@ import type {
   Split,
   ThreeDs,
 } from '../../gateway/schemas/payments';
-import { isUniqueViolation } from '../../lib/db';
+import { inOneTransaction, isUniqueViolation } from '../../lib/db';
 import type { ErrorItem } from '../../lib/http';
 import type { SandboxClient } from '../clients';
 import type { SandboxContext } from '../context';
@@ -87,12 +87,16 @@ export async function recordAuthorization(
       canceledAt: null,
     };
     try {
-      await insertPayment(ctx.db, payment);
+      // The payment and what the handlers write for it (ledger, outbox) commit together:
+      // one SQLite commit per payment instead of one per statement.
+      await inOneTransaction(ctx.db, async () => {
+        await insertPayment(ctx.db, payment);
+        if (approved) await ctx.events.emit({ type: 'payment.approved', payment });
+      });
     } catch (err) {
       if (isUniqueViolation(err) && attempt < 3) continue;
       throw err;
     }
-    if (approved) await ctx.events.emit({ type: 'payment.approved', payment });
     return payment;
   }
 }
