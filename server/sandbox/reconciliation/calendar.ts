@@ -26,15 +26,41 @@ function parts(instant: Date): Record<string, number> {
 
 /** The São Paulo calendar day (YYYY-MM-DD) of an instant. */
 export function spDate(instant: Date): string {
+  const off = cachedOffset(instant);
+  if (off !== null) return new Date(instant.getTime() + off).toISOString().slice(0, 10);
   const p = parts(instant);
   return `${String(p.year).padStart(4, '0')}-${pad(p.month!)}-${pad(p.day!)}`;
 }
 
 /** Offset of São Paulo from UTC at an instant, in ms (e.g. -3 h). */
 function offsetAt(instant: Date): number {
+  return cachedOffset(instant) ?? zoneOffset(instant);
+}
+
+function zoneOffset(instant: Date): number {
   const p = parts(instant);
   const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
   return wall - Math.floor(instant.getTime() / 1000) * 1000;
+}
+
+const HOUR = 3_600_000;
+/** Offset by UTC hour, for hours that start and end on the same offset (Intl is slow). */
+const offsetByHour = new Map<number, number | null>();
+
+function cachedOffset(instant: Date): number | null {
+  const t = instant.getTime();
+  if (!Number.isFinite(t)) return null;
+  const hour = Math.floor(t / HOUR);
+  let off = offsetByHour.get(hour);
+  if (off === undefined) {
+    const start = zoneOffset(new Date(hour * HOUR));
+    const end = zoneOffset(new Date(hour * HOUR + HOUR - 1000));
+    // An hour with a change inside (or a sub-second offset) is computed each time.
+    off = start === end && start % 1000 === 0 ? start : null;
+    if (offsetByHour.size >= 10_000) offsetByHour.clear();
+    offsetByHour.set(hour, off);
+  }
+  return off;
 }
 
 /** The first instant of a São Paulo calendar day. */
