@@ -50,6 +50,42 @@ export function authRoutes(ctx: SandboxContext): Hono {
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]{16,200})$/;
 
+interface TokenRow {
+  family: string;
+  user_name: string;
+  expires_at: string;
+}
+
+/** Tokens seen, by hash: rows never change once issued, and a reset empties the cache. */
+const tokenCaches = new WeakMap<SandboxContext, Map<string, TokenRow>>();
+const TOKEN_CACHE_SIZE = 10_000;
+
+async function lookupToken(ctx: SandboxContext, hash: string): Promise<TokenRow | undefined> {
+  let cache = tokenCaches.get(ctx);
+  if (!cache) {
+    const fresh = new Map<string, TokenRow>();
+    ctx.onReset(() => fresh.clear());
+    tokenCaches.set(ctx, fresh);
+    cache = fresh;
+  }
+  const hit = cache.get(hash);
+  if (hit) {
+    // Expired entries leave the cache (the answer is still judged by the caller).
+    if (new Date(hit.expires_at).getTime() <= ctx.clock.now().getTime()) cache.delete(hash);
+    return hit;
+  }
+  const row = await ctx.db
+    .selectFrom('access_tokens')
+    .select(['family', 'user_name', 'expires_at'])
+    .where('token_hash', '=', hash)
+    .executeTakeFirst();
+  if (row) {
+    if (cache.size >= TOKEN_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(hash, row);
+  }
+  return row;
+}
+
 /**
  * Requires `Authorization: Bearer <token>` with a live token of `family`. The scheme word is
  * exactly `Bearer`, as the spec says; expiry is judged on the sandbox clock.
@@ -67,11 +103,7 @@ export function requireToken(
     if (!header) return deny('Authorization: missing; send Authorization: Bearer <accessToken>');
     const m = BEARER.exec(header);
     if (!m) return deny('Authorization: must be the word Bearer, one space and the access token');
-    const row = await ctx.db
-      .selectFrom('access_tokens')
-      .selectAll()
-      .where('token_hash', '=', sha256Hex(m[1]!))
-      .executeTakeFirst();
+    const row = await lookupToken(ctx, sha256Hex(m[1]!));
     if (!row) return deny('Authorization: unknown access token');
     if (row.family !== family) {
       return deny(

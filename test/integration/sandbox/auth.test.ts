@@ -92,4 +92,13 @@ describe('bearer tokens', () => {
     expect(res.status).toBe(401);
     expect(JSON.stringify(res.body)).toContain('expired');
   });
+
+  it('a token already used is unknown after a sandbox reset', async () => {
+    const t = await sb.token();
+    expect((await sb.call('GET', '/v1/anything', { token: t })).status).toBe(404);
+    expect((await sb.call('POST', '/__sandbox/reset', { token: null })).status).toBe(200);
+    const res = await sb.call('GET', '/v1/anything', { token: t });
+    expect(res.status).toBe(401);
+    expect(JSON.stringify(res.body)).toContain('unknown access token');
+  });
 });
