@@ -133,7 +133,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   try {
     const sandboxServer = await bind(ports.sandbox, host, publicHost);
     closers.push(() => sandboxServer.close());
-    const sandboxDb = await openDb<SandboxDb>({ url: join(opts.dataDir, 'sandbox.sqlite') });
+    const sandboxDb = await openDb<SandboxDb>({
+      url: join(opts.dataDir, 'sandbox.sqlite'),
+      durability: 'process',
+    });
     closers.push(() => sandboxDb.close());
     const sandbox = await createSandboxApp({
       db: sandboxDb.db,

@@ -14,6 +14,8 @@ async function main(): Promise<void> {
   const { db, close: closeDb } = await openDb<SandboxDb>({
     url: env.SANDBOX_DB,
     cacheStatements: true,
+    // Test data: commits survive a crash or restart of the process, without fsyncs.
+    durability: 'process',
   });
   const sandbox = await createSandboxApp({
     db,

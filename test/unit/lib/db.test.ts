@@ -1,3 +1,7 @@
+import { sql } from 'kysely';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inOneTransaction, openDb, type OpenedDb } from '../../../server/lib/db';
 
@@ -84,5 +88,37 @@ describe('inOneTransaction', () => {
     release();
     await Promise.all([scoped, other]);
     expect(seen).toEqual([['a']]);
+  });
+});
+
+describe('openDb durability', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  async function roundTrip(durability: 'normal' | 'process') {
+    const dir = mkdtempSync(join(tmpdir(), 'db-durability-'));
+    dirs.push(dir);
+    const url = join(dir, 'x.sqlite');
+    const first = await openDb<Db>({ url, durability });
+    const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(first.db);
+    await first.db.schema
+      .createTable('t')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('v', 'text', (c) => c.notNull())
+      .execute();
+    await first.db.insertInto('t').values({ id: 1, v: 'kept' }).execute();
+    await first.close();
+    opened = await openDb<Db>({ url, durability });
+    return { synchronous: rows[0]!.synchronous, values: await values(opened) };
+  }
+
+  it('normal (the default for merchants’ data) syncs at checkpoints', async () => {
+    expect(await roundTrip('normal')).toEqual({ synchronous: 1, values: ['kept'] });
+  });
+
+  it('process (the sandbox) skips fsync, and a commit still survives a restart', async () => {
+    expect(await roundTrip('process')).toEqual({ synchronous: 0, values: ['kept'] });
   });
 });
