@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type {
   CardBrand,
   PaymentAuthorization,
@@ -6,6 +5,7 @@ import type {
   ThreeDs,
 } from '../../gateway/schemas/payments';
 import { inOneTransaction, isUniqueViolation } from '../../lib/db';
+import { randomIdBytes } from '../../lib/ids';
 import type { ErrorItem } from '../../lib/http';
 import type { SandboxClient } from '../clients';
 import type { SandboxContext } from '../context';
@@ -29,7 +29,7 @@ export interface AuthorizationInput {
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 /** Six upper-case letters and digits. */
-export function authorizationCode(buf: Uint8Array = randomBytes(6)): string {
+export function authorizationCode(buf: Uint8Array = randomIdBytes(6)): string {
   let out = '';
   for (let i = 0; i < 6; i++) out += ALNUM[buf[i]! % ALNUM.length];
   return out;
@@ -44,7 +44,7 @@ function digits(buf: Uint8Array, offset: number, length: number): string {
 
 /** paymentId (TID, 20 digits), NSU (12 digits) and authorization code from one random draw. */
 export function newIdentifiers(): { paymentId: string; nsu: string; authorizationCode: string } {
-  const buf = randomBytes(38);
+  const buf = randomIdBytes(38);
   return {
     paymentId: digits(buf, 0, 20),
     nsu: digits(buf, 20, 12),
