@@ -10,8 +10,39 @@ import type { ConcilRow } from './store';
 
 const FEES_KEY = 'reconciliation_fees';
 
+/** The fee table in force, per sandbox: read once, replaced by saveFees, dropped by a reset. */
+interface FeeCache {
+  fees: FeeTable | null;
+  /** Bumped by every save and reset, so a read that raced one is not cached. */
+  version: number;
+}
+const feeCaches = new WeakMap<SandboxContext, FeeCache>();
+
+function feeCache(ctx: SandboxContext): FeeCache {
+  let cache = feeCaches.get(ctx);
+  if (!cache) {
+    const fresh: FeeCache = { fees: null, version: 0 };
+    ctx.onReset(() => {
+      fresh.fees = null;
+      fresh.version++;
+    });
+    feeCaches.set(ctx, fresh);
+    cache = fresh;
+  }
+  return cache;
+}
+
 /** The fee table in force: the stored override, else the defaults. */
 export async function loadFees(ctx: SandboxContext): Promise<FeeTable> {
+  const cache = feeCache(ctx);
+  if (cache.fees) return cache.fees;
+  const version = cache.version;
+  const fees = await readFees(ctx);
+  if (cache.version === version) cache.fees = fees;
+  return fees;
+}
+
+async function readFees(ctx: SandboxContext): Promise<FeeTable> {
   const row = await ctx.db
     .selectFrom('sandbox_state')
     .select('value')
@@ -29,6 +60,9 @@ export async function saveFees(ctx: SandboxContext, fees: FeeTable): Promise<voi
     .values({ key: FEES_KEY, value })
     .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
     .execute();
+  const cache = feeCache(ctx);
+  cache.fees = fees;
+  cache.version++;
 }
 
 /** The status a notification speaks of for one installment row. */

@@ -351,20 +351,27 @@ describe('query validation and account scope', () => {
     expect((await control('/transactions/999999/block')).status).toBe(404);
   });
 
-  it('the fee table is configuration', async () => {
+  it('the fee table is configuration, in force from the next payment', async () => {
+    const mdrOf = async (nsu: string) =>
+      ((await search('search-by-code', { accountNumber: 1001, nsu })).body as Row[])[0]!
+        .discountMdrTax;
+    expect(await mdrOf((await pay(100)).nsu)).toBe(2.79);
     const res = await sb.call('PUT', '/__sandbox/reconciliation/fees', {
       token: null,
-      body: { debitMdrPct: 1.5 },
+      body: { creditAvistaMdrPct: 2.5 },
     });
-    expect(res.body).toMatchObject({ debitMdrPct: 1.5, creditAvistaMdrPct: 2.79 });
+    expect(res.body).toMatchObject({ creditAvistaMdrPct: 2.5, debitMdrPct: 1.19 });
+    expect(await mdrOf((await pay(100)).nsu)).toBe(2.5);
     const bad = await sb.call('PUT', '/__sandbox/reconciliation/fees', {
       token: null,
       body: { debitMdrPct: 101 },
     });
     expect(bad.status).toBe(400);
+    expect(await mdrOf((await pay(100)).nsu)).toBe(2.5);
     await sb.call('PUT', '/__sandbox/reconciliation/fees', {
       token: null,
-      body: { debitMdrPct: 1.19 },
+      body: { creditAvistaMdrPct: 2.79 },
     });
+    expect(await mdrOf((await pay(100)).nsu)).toBe(2.79);
   });
 });
