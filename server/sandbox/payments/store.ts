@@ -1,5 +1,4 @@
-import { CompiledQuery } from 'kysely';
-import type { Migration } from '../../lib/db';
+import { sqliteInsert, type Migration } from '../../lib/db';
 import type { CardBrand, Split } from '../../gateway/schemas/payments';
 import type { SandboxKysely } from '../db';
 import type { SandboxContext } from '../context';
@@ -167,16 +166,8 @@ const PAYMENT_COLUMNS = [
 ] as const satisfies readonly (keyof Row)[];
 
 /** The insert, compiled once: it runs on every authorization (the benchmarked path). */
-const INSERT_PAYMENT_SQL = `insert into "payments" (${PAYMENT_COLUMNS.map((c) => `"${c}"`).join(
-  ', ',
-)}) values (${PAYMENT_COLUMNS.map(() => '?').join(', ')})`;
+const insertPaymentRow = sqliteInsert<Row>('payments', PAYMENT_COLUMNS);
 
 export async function insertPayment(db: SandboxKysely, p: StoredPayment): Promise<void> {
-  const row = toRow(p);
-  await db.executeQuery(
-    CompiledQuery.raw(
-      INSERT_PAYMENT_SQL,
-      PAYMENT_COLUMNS.map((c) => row[c]),
-    ),
-  );
+  await db.executeQuery(insertPaymentRow([toRow(p)]));
 }

@@ -1,4 +1,4 @@
-import { isUniqueViolation } from '../../lib/db';
+import { isUniqueViolation, sqliteInsert } from '../../lib/db';
 import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
 import type { PaymentRecord } from '../events';
@@ -75,7 +75,7 @@ export function transactionStatusOf(
 }
 
 function notifyInput(
-  row: ConcilRow,
+  row: Pick<ConcilRow, 'account_number' | 'payment_id' | 'nsu' | 'cod_auth' | 'installment_number'>,
   oldValue: TransactionStatus | '',
   newValue: TransactionStatus,
   moment: Date,
@@ -92,6 +92,40 @@ function notifyInput(
   };
 }
 
+type NewConcilRow = Omit<ConcilRow, 'id'>;
+
+/** Every column but the generated id; compiled once, as it runs on every approval. */
+const insertInstallments = sqliteInsert<NewConcilRow>('concil_installments', [
+  'payment_id',
+  'account_number',
+  'nsu',
+  'cod_auth',
+  'terminal',
+  'card_number',
+  'card_type',
+  'card_name',
+  'transaction_date',
+  'operation_date',
+  'installment_number',
+  'installments_count',
+  'installment_u4',
+  'total_u4',
+  'installment_status',
+  'mdr_tax',
+  'mdr_u4',
+  'trn_installment_u4',
+  'trn_transaction_u4',
+  'antifraud_installment_u4',
+  'antifraud_transaction_u4',
+  'received_u4',
+  'received_date_forecast',
+  'received_date_effective',
+  'received_type',
+  'received_status',
+  'transaction_reference',
+  'splits_json',
+]);
+
 /** Writes the installment rows of an approved payment and notifies Authorized per installment. */
 export async function recordApproved(
   ctx: SandboxContext,
@@ -101,7 +135,7 @@ export async function recordApproved(
   const fees = await loadFees(ctx);
   const at = new Date(payment.authorizedAt);
   const operationDate = spDate(at);
-  const rows = installmentsOf(payment, operationDate, fees).map((i) => ({
+  const rows = installmentsOf(payment, operationDate, fees).map((i): NewConcilRow => ({
     payment_id: payment.paymentId,
     account_number: payment.accountNumber,
     nsu: payment.nsu,
@@ -132,12 +166,12 @@ export async function recordApproved(
     splits_json: i.splits ? JSON.stringify(i.splits) : null,
   }));
   try {
-    await ctx.db.insertInto('concil_installments').values(rows).execute();
+    await ctx.db.executeQuery(insertInstallments(rows));
   } catch (err) {
     if (isUniqueViolation(err)) return; // the same approval delivered twice
     throw err;
   }
-  await webhooks.notify(rows.map((r) => notifyInput({ ...r, id: 0 }, '', 'Authorized', at)));
+  await webhooks.notify(rows.map((r) => notifyInput(r, '', 'Authorized', at)));
 }
 
 /** Moves every installment of a payment to `to` (C canceled, B blocked, A approved again). */
@@ -190,23 +224,30 @@ export function receiptsTask(ctx: SandboxContext, webhooks: WebhookService): Due
     },
     async runDue(now) {
       const today = spDate(now);
-      const due = await ctx.db
-        .selectFrom('concil_installments')
-        .selectAll()
-        .where('received_status', '=', 'A')
-        .where('installment_status', '=', 'A')
-        .where('received_date_forecast', '<=', today)
-        .execute();
-      if (due.length === 0) return;
-      await ctx.db.transaction().execute(async (trx) => {
-        for (const r of due) {
+      // One read and one UPDATE of the same rows in one transaction, however many fall due.
+      const due = await ctx.db.transaction().execute(async (trx) => {
+        const rows = await trx
+          .selectFrom('concil_installments')
+          .where('received_status', '=', 'A')
+          .where('installment_status', '=', 'A')
+          .where('received_date_forecast', '<=', today)
+          .select(['account_number', 'payment_id', 'nsu', 'cod_auth', 'installment_number'])
+          .execute();
+        if (rows.length > 0) {
           await trx
             .updateTable('concil_installments')
-            .set({ received_status: 'P', received_date_effective: r.received_date_forecast })
-            .where('id', '=', r.id)
+            .set((eb) => ({
+              received_status: 'P',
+              received_date_effective: eb.ref('received_date_forecast'),
+            }))
+            .where('received_status', '=', 'A')
+            .where('installment_status', '=', 'A')
+            .where('received_date_forecast', '<=', today)
             .execute();
         }
+        return rows;
       });
+      if (due.length === 0) return;
       await webhooks.notify(due.map((r) => notifyInput(r, 'Authorized', 'Paid', now)));
     },
   };
