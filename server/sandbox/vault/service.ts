@@ -71,19 +71,39 @@ export async function vaultCard(
   return { ok: true, vaultId };
 }
 
+/**
+ * Vaulted rows by client and vault id. A vault entry never changes once written (a new card is
+ * a new vaultId) and a reset empties the cache, so a hit is always current; every recurring
+ * charge looks its card up here. Bounded, oldest out.
+ */
+const rowCaches = new WeakMap<SandboxContext, Map<string, Row>>();
+const ROW_CACHE_SIZE = 20_000;
+
 async function findRow(
   ctx: SandboxContext,
   userName: string,
   vaultId: string,
 ): Promise<Row | null> {
-  return (
-    (await ctx.db
-      .selectFrom('card_vault')
-      .selectAll()
-      .where('vault_id', '=', vaultId)
-      .where('user_name', '=', userName)
-      .executeTakeFirst()) ?? null
-  );
+  let cache = rowCaches.get(ctx);
+  if (!cache) {
+    const fresh = new Map<string, Row>();
+    ctx.onReset(() => fresh.clear());
+    rowCaches.set(ctx, fresh);
+    cache = fresh;
+  }
+  const key = `${userName}\n${vaultId}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const row = await ctx.db
+    .selectFrom('card_vault')
+    .selectAll()
+    .where('vault_id', '=', vaultId)
+    .where('user_name', '=', userName)
+    .executeTakeFirst();
+  if (!row) return null;
+  if (cache.size >= ROW_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(key, row);
+  return row;
 }
 
 /** A client's vaulted card (masked), or null. */

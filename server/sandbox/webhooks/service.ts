@@ -94,6 +94,9 @@ export class WebhookService {
   private kicked = false;
   private closed = false;
 
+  /** Accounts with a URL, read once; kept by set, delete and reset (each bumps `subscribedAt`). */
+  private subscribed: Set<string> | null = null;
+  private subscribedAt = 0;
   private readonly transport: WebhookTransport;
   private readonly closeTransport: () => void;
 
@@ -115,6 +118,7 @@ export class WebhookService {
   static async create(ctx: SandboxContext, kek?: Buffer): Promise<WebhookService> {
     const service = new WebhookService(ctx, await SecretBox.open(ctx.db, kek));
     services.set(ctx, service);
+    ctx.onReset(() => service.forgetSubscribed());
     ctx.scheduler.register(service.dueTask());
     ctx.onClose(() => service.stop());
     return service;
@@ -162,6 +166,25 @@ export class WebhookService {
 
   // ---- subscriptions ----
 
+  private forgetSubscribed(): void {
+    this.subscribed = null;
+    this.subscribedAt++;
+  }
+
+  /** The accounts that have a URL (every payment asks, so it is kept in memory). */
+  private async subscribedAccounts(): Promise<Set<string>> {
+    if (this.subscribed) return this.subscribed;
+    const at = this.subscribedAt;
+    const rows = await this.ctx.db
+      .selectFrom('webhook_subscriptions')
+      .select('account_number')
+      .execute();
+    const set = new Set(rows.map((r) => r.account_number));
+    // A set or delete that raced the read leaves the cache empty, to be read again.
+    if (at === this.subscribedAt) this.subscribed = set;
+    return set;
+  }
+
   async setSubscription(accountNumber: string, url: string, basicAuth: string): Promise<void> {
     const now = this.ctx.clock.now().toISOString();
     const sealed = this.box.seal(basicAuth, accountNumber);
@@ -178,6 +201,7 @@ export class WebhookService {
         oc.column('account_number').doUpdateSet({ url, basic_auth_enc: sealed, updated_at: now }),
       )
       .execute();
+    this.forgetSubscribed();
   }
 
   async getSubscription(accountNumber: string): Promise<{ url: string } | null> {
@@ -191,7 +215,7 @@ export class WebhookService {
 
   /** Removes the URL; pending deliveries of the account stop (status `canceled`). */
   async deleteSubscription(accountNumber: string): Promise<{ url: string } | null> {
-    return this.ctx.db.transaction().execute(async (trx) => {
+    const deleted = await this.ctx.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom('webhook_subscriptions')
         .select('url')
@@ -210,6 +234,8 @@ export class WebhookService {
         .execute();
       return row;
     });
+    this.forgetSubscribed();
+    return deleted;
   }
 
   // ---- outbox ----
@@ -220,16 +246,7 @@ export class WebhookService {
    */
   async notify(items: readonly NotifyInput[]): Promise<number[]> {
     if (items.length === 0) return [];
-    const accounts = [...new Set(items.map((i) => i.accountNumber))];
-    const subscribed = new Set(
-      (
-        await this.ctx.db
-          .selectFrom('webhook_subscriptions')
-          .select('account_number')
-          .where('account_number', 'in', accounts)
-          .execute()
-      ).map((r) => r.account_number),
-    );
+    const subscribed = await this.subscribedAccounts();
     const now = this.ctx.clock.now();
     const rows = items
       .filter((i) => subscribed.has(i.accountNumber))

@@ -19,7 +19,9 @@ afterAll(async () => {
   await receiver.close();
 });
 beforeEach(async () => {
-  // Fresh webhook state per test (a full reset would also revoke the cached tokens).
+  // Fresh webhook state per test (a full reset would also revoke the cached tokens). The URL
+  // goes through the API, so the service forgets it too.
+  await api('DELETE', '/api/webhooks/subscriptions?accountNumber=1001');
   for (const t of ['webhook_subscriptions', 'webhook_notifications', 'webhook_attempts'] as const) {
     await sb.sandbox.ctx.db.deleteFrom(t).execute();
   }
@@ -159,6 +161,16 @@ describe('delivery', () => {
       event({ oldValue: 'Authorized', newValue: 'Canceled' }),
     ]);
     expect(second).toBeGreaterThan(id!);
+  });
+
+  it('records nothing for an account without a URL, and notifies from the moment one is set', async () => {
+    const service = webhooksOf(sb.sandbox.ctx);
+    expect(await service.notify([event({ nsu: '000001' })])).toEqual([]);
+    await subscribe();
+    const [id] = await service.notify([event({ nsu: '000002' })]);
+    expect(id).toEqual(expect.any(Number));
+    await waitFor(() => receiver.received.length === 1);
+    expect(receiver.received.map((r) => (r.body as { nsu: string }).nsu)).toEqual(['000002']);
   });
 
   it('retries a 500 on the schedule and stops at a 2xx', async () => {
