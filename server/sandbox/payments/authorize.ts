@@ -42,13 +42,63 @@ function digits(buf: Uint8Array, offset: number, length: number): string {
   return out;
 }
 
-/** paymentId (TID, 20 digits), NSU (12 digits) and authorization code from one random draw. */
-export function newIdentifiers(): { paymentId: string; nsu: string; authorizationCode: string } {
-  const buf = randomIdBytes(38);
+const NSU_MAX = 999_999_999_999;
+
+interface NsuSequence {
+  next: number | null;
+  loading: Promise<number> | null;
+}
+const nsuSequences = new WeakMap<SandboxContext, NsuSequence>();
+
+/**
+ * The next NSU, the spec's "unique transaction sequential number": 12 digits counting up from
+ * the highest NSU stored (read once per sandbox, again after a reset). Gaps are possible
+ * (an authorization rolled back keeps its number used), repeats are not (a unique index).
+ * Past 12 digits it falls back to random numbers.
+ */
+async function nextNsu(ctx: SandboxContext): Promise<string> {
+  let seq = nsuSequences.get(ctx);
+  if (!seq) {
+    const fresh: NsuSequence = { next: null, loading: null };
+    ctx.onReset(() => {
+      fresh.next = null;
+      fresh.loading = null;
+    });
+    nsuSequences.set(ctx, fresh);
+    seq = fresh;
+  }
+  if (seq.next === null) {
+    seq.loading ??= ctx.db
+      .selectFrom('payments')
+      .select((eb) => eb.fn.max('nsu').as('max'))
+      .executeTakeFirst()
+      .then((row) => (row?.max && /^\d{12}$/.test(row.max) ? Number(row.max) : 0) + 1);
+    const first = await seq.loading;
+    seq.next ??= first;
+  }
+  const n = seq.next!;
+  if (n > NSU_MAX) return digits(randomIdBytes(12), 0, 12);
+  seq.next = n + 1;
+  return String(n).padStart(12, '0');
+}
+
+/**
+ * paymentId (TID, 20 digits: the sandbox clock's epoch milliseconds, 13 digits, then 7 random
+ * ones), NSU (12, sequential) and authorization code. Ids that grow with time and sequence
+ * keep index inserts at the end of their B-trees instead of on a random page each.
+ */
+export async function newIdentifiers(
+  ctx: SandboxContext,
+): Promise<{ paymentId: string; nsu: string; authorizationCode: string }> {
+  const buf = randomIdBytes(13);
+  let millis = String(ctx.clock.now().getTime());
+  millis = millis.length >= 13 ? millis.slice(-13) : millis.padStart(13, '1');
+  let suffix = '';
+  for (let i = 0; i < 7; i++) suffix += String(buf[i]! % 10);
   return {
-    paymentId: digits(buf, 0, 20),
-    nsu: digits(buf, 20, 12),
-    authorizationCode: authorizationCode(buf.subarray(32)),
+    paymentId: millis + suffix,
+    nsu: await nextNsu(ctx),
+    authorizationCode: authorizationCode(buf.subarray(7)),
   };
 }
 
@@ -63,7 +113,7 @@ export async function recordAuthorization(
 ): Promise<StoredPayment> {
   const approved = input.returnCode === '00';
   for (let attempt = 0; ; attempt++) {
-    const ids = newIdentifiers();
+    const ids = await newIdentifiers(ctx);
     const payment: StoredPayment = {
       paymentId: ids.paymentId,
       nsu: ids.nsu,

@@ -1,6 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import { inOneTransaction } from '../../lib/db';
-import { uuid } from '../../lib/ids';
+import { uuidV7 } from '../../lib/ids';
 import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
 import { addDaysIso, toCents } from './common';
@@ -144,7 +144,7 @@ export class BillingEngine implements DueTask {
       const dueAt = row.next_billing_at!;
       const installment = row.next_installment;
       billings.push({
-        id: uuid(),
+        id: uuidV7(this.ctx.clock.now()),
         user_name: row.user_name,
         subscription_id: row.id,
         installment,
