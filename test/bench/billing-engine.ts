@@ -40,7 +40,10 @@ const stubVault: VaultPort = {
 async function main(): Promise<void> {
   // A file, as the sandbox runs by default: the data then does not count as process memory.
   const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
-  const { db, close } = await openDb<SandboxDb>({ url: join(dir, 'sandbox.sqlite') });
+  const { db, close } = await openDb<SandboxDb>({
+    url: join(dir, 'sandbox.sqlite'),
+    durability: 'process',
+  });
   // A frozen base: time moves only when the scheduler moves it, so runs are repeatable.
   const start = Date.parse('2026-01-01T12:00:00Z');
   const clock = new OffsetClock(0, { now: () => new Date(start) });
