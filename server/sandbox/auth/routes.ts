@@ -4,6 +4,7 @@ import { TokenRequestSchema, type TokenResponse } from '../../gateway/schemas/au
 import { MS } from '../../lib/clock';
 import { errorResponse, parseJsonBody } from '../../lib/http';
 import { constantTimeEqual, sha256Hex } from '../../lib/secrets';
+import { resetCache } from '../cache';
 import { findClient, type SandboxContext, type SandboxEnv } from '../context';
 import type { TokenFamily } from './store';
 
@@ -56,18 +57,11 @@ interface TokenRow {
   expires_at: string;
 }
 
-/** Tokens seen, by hash: rows never change once issued, and a reset empties the cache. */
-const tokenCaches = new WeakMap<SandboxContext, Map<string, TokenRow>>();
+/** Tokens seen, by hash: rows never change once issued. */
 const TOKEN_CACHE_SIZE = 10_000;
 
 async function lookupToken(ctx: SandboxContext, hash: string): Promise<TokenRow | undefined> {
-  let cache = tokenCaches.get(ctx);
-  if (!cache) {
-    const fresh = new Map<string, TokenRow>();
-    ctx.onReset(() => fresh.clear());
-    tokenCaches.set(ctx, fresh);
-    cache = fresh;
-  }
+  const cache = resetCache<TokenRow>(ctx, 'auth.tokens', TOKEN_CACHE_SIZE);
   const hit = cache.get(hash);
   if (hit) {
     // Expired entries leave the cache (the answer is still judged by the caller).
@@ -79,10 +73,7 @@ async function lookupToken(ctx: SandboxContext, hash: string): Promise<TokenRow 
     .select(['family', 'user_name', 'expires_at'])
     .where('token_hash', '=', hash)
     .executeTakeFirst();
-  if (row) {
-    if (cache.size >= TOKEN_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    cache.set(hash, row);
-  }
+  if (row) cache.set(hash, row);
   return row;
 }
 

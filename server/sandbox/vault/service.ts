@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CardBrand } from '../../gateway/schemas/payments';
 import type { VaultRequest } from '../../gateway/schemas/keys';
 import type { ErrorItem } from '../../lib/http';
+import { resetCache } from '../cache';
 import type { SandboxClient } from '../clients';
 import { findClient, type SandboxContext } from '../context';
 import { recordAuthorization } from '../payments/authorize';
@@ -72,11 +73,9 @@ export async function vaultCard(
 }
 
 /**
- * Vaulted rows by client and vault id. A vault entry never changes once written (a new card is
- * a new vaultId) and a reset empties the cache, so a hit is always current; every recurring
- * charge looks its card up here. Bounded, oldest out.
+ * Vaulted rows by client and vault id: an entry never changes once written (a new card is a new
+ * vaultId), and every recurring charge looks its card up here.
  */
-const rowCaches = new WeakMap<SandboxContext, Map<string, Row>>();
 const ROW_CACHE_SIZE = 20_000;
 
 async function findRow(
@@ -84,13 +83,7 @@ async function findRow(
   userName: string,
   vaultId: string,
 ): Promise<Row | null> {
-  let cache = rowCaches.get(ctx);
-  if (!cache) {
-    const fresh = new Map<string, Row>();
-    ctx.onReset(() => fresh.clear());
-    rowCaches.set(ctx, fresh);
-    cache = fresh;
-  }
+  const cache = resetCache<Row>(ctx, 'vault.rows', ROW_CACHE_SIZE);
   const key = `${userName}\n${vaultId}`;
   const hit = cache.get(key);
   if (hit) return hit;
@@ -101,7 +94,6 @@ async function findRow(
     .where('user_name', '=', userName)
     .executeTakeFirst();
   if (!row) return null;
-  if (cache.size >= ROW_CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(key, row);
   return row;
 }
