@@ -87,8 +87,8 @@ const planFields = {
   attempts: nonNegInt.max(MAX_PLAN_ATTEMPTS, { error: 'must be at most 4' }).optional(),
 };
 
-/** Plan rule 3: Custom needs interval ≥ 20 and installments > 0. */
-function customPlanRules(
+/** Plan rule 3: Custom needs interval ≥ 20 and installments > 0 (the sandbox uses it too). */
+export function customPlanRules(
   body: { planType: PlanType; interval?: number | undefined; installments?: number | undefined },
   ctx: z.RefinementCtx,
 ): void {

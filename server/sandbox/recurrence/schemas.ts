@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decimalLoose, isCalendarDate } from '../../gateway/schemas/common';
+import { customPlanRules } from '../../gateway/schemas/recurrence';
 import {
   BILLING_STATUSES,
   PLAN_STATUSES,
@@ -44,7 +45,6 @@ export const PLAN_TYPE_SCHEDULE: Readonly<
   Yearly: { interval: 365, installments: 0 },
 };
 
-export const MIN_CUSTOM_INTERVAL = 20;
 export const MAX_ATTEMPTS = 4;
 
 const planFields = {
@@ -77,28 +77,7 @@ type PlanShape = {
 /** Custom needs interval ≥ 20 and installments > 0; other types fix both themselves. */
 function checkSchedule(body: PlanShape, ctx: z.RefinementCtx): void {
   if (body.planType === 'Custom') {
-    if (body.interval === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['interval'], message: 'is required for Custom plans' });
-    } else if (body.interval < MIN_CUSTOM_INTERVAL) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['interval'],
-        message: `must be at least ${MIN_CUSTOM_INTERVAL} days for Custom plans`,
-      });
-    }
-    if (body.installments === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['installments'],
-        message: 'is required for Custom plans',
-      });
-    } else if (body.installments < 1) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['installments'],
-        message: 'must be greater than zero for Custom plans',
-      });
-    }
+    customPlanRules(body, ctx);
     return;
   }
   const fixed = PLAN_TYPE_SCHEDULE[body.planType];
