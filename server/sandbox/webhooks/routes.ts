@@ -3,42 +3,13 @@ import { z } from 'zod';
 import { errorResponse, parseJsonBody, parseQuery } from '../../lib/http';
 import type { SandboxContext, SandboxEnv } from '../context';
 import { accountNumberParam, forbidOtherAccount } from '../reconciliation/query';
+import { WebhookSubscriptionRequestSchema } from '../../gateway/schemas/webhooks';
 import { notificationBody, type WebhookService } from './service';
 
 const AccountQuery = z.object({ accountNumber: accountNumberParam });
 
-/** Base64 of `username:password`, as the spec describes `basicAuth`. */
-const basicAuth = z
-  .string({ error: 'is required' })
-  .min(1, { error: 'is required' })
-  .max(1024, { error: 'must be at most 1024 characters' })
-  .refine(
-    (v) => {
-      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(v) || v.length % 4 !== 0) return false;
-      return Buffer.from(v, 'base64').toString('utf8').includes(':');
-    },
-    { error: 'must be the Base64 of username:password' },
-  );
-
-const SubscriptionBody = z
-  .object({
-    url: z
-      .string({ error: 'is required' })
-      .max(2048, { error: 'must be at most 2048 characters' })
-      .refine(
-        (v) => {
-          try {
-            const u = new URL(v);
-            return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-          } catch {
-            return false;
-          }
-        },
-        { error: 'must be an absolute http or https URL' },
-      ),
-    basicAuth,
-  })
-  .strict();
+/** The contract's body, strict: a misspelt field is refused rather than ignored. */
+const SubscriptionBody = WebhookSubscriptionRequestSchema.strict();
 
 /** Integration API: `/api/webhooks/subscriptions?accountNumber` POST, GET, DELETE. */
 export function webhookApiRoutes(ctx: SandboxContext, webhooks: WebhookService): Hono<SandboxEnv> {
