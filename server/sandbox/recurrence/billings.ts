@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { SandboxContext } from '../context';
 import { refuse, type Result, type SearchEnvelope } from './common';
-import { spStartOfDay } from './dates';
+import { addDays, spStartOfDay } from '../reconciliation/calendar';
 import {
   selectSubscriptionsWithPlan,
   splitJoined,
@@ -62,7 +62,7 @@ export async function searchBillings(
     base = base.where(
       'b.expire_at',
       '<',
-      spStartOfDay(q.expirationDateRangeEndDate, 1).toISOString(),
+      spStartOfDay(addDays(q.expirationDateRangeEndDate, 1)).toISOString(),
     );
   }
   const { total } = await base

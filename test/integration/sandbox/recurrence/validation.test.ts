@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CLIENT } from '../../../../server/sandbox/clients';
-import { spDate } from '../../../../server/sandbox/recurrence/dates';
+import { spDate } from '../../../../server/sandbox/reconciliation/calendar';
 import { startSandbox, type TestSandbox } from '../../../support/sandbox';
 import { billingsOf, createPlan, firstTag, gw, monthlyPlan, subscribe, vault } from './helpers';
 
