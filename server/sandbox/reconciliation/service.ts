@@ -1,4 +1,4 @@
-import { isUniqueViolation, sqliteInsert } from '../../lib/db';
+import { inOneTransaction, isUniqueViolation, sqliteInsert } from '../../lib/db';
 import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
 import type { PaymentRecord } from '../events';
@@ -224,31 +224,28 @@ export function receiptsTask(ctx: SandboxContext, webhooks: WebhookService): Due
     },
     async runDue(now) {
       const today = spDate(now);
-      // One read and one UPDATE of the same rows in one transaction, however many fall due.
-      const due = await ctx.db.transaction().execute(async (trx) => {
-        const rows = await trx
+      // The day's receipts, their update and their Paid notifications commit together.
+      await inOneTransaction(ctx.db, async () => {
+        const due = await ctx.db
           .selectFrom('concil_installments')
           .where('received_status', '=', 'A')
           .where('installment_status', '=', 'A')
           .where('received_date_forecast', '<=', today)
           .select(['account_number', 'payment_id', 'nsu', 'cod_auth', 'installment_number'])
           .execute();
-        if (rows.length > 0) {
-          await trx
-            .updateTable('concil_installments')
-            .set((eb) => ({
-              received_status: 'P',
-              received_date_effective: eb.ref('received_date_forecast'),
-            }))
-            .where('received_status', '=', 'A')
-            .where('installment_status', '=', 'A')
-            .where('received_date_forecast', '<=', today)
-            .execute();
-        }
-        return rows;
+        if (due.length === 0) return;
+        await ctx.db
+          .updateTable('concil_installments')
+          .set((eb) => ({
+            received_status: 'P',
+            received_date_effective: eb.ref('received_date_forecast'),
+          }))
+          .where('received_status', '=', 'A')
+          .where('installment_status', '=', 'A')
+          .where('received_date_forecast', '<=', today)
+          .execute();
+        await webhooks.notify(due.map((r) => notifyInput(r, 'Authorized', 'Paid', now)));
       });
-      if (due.length === 0) return;
-      await webhooks.notify(due.map((r) => notifyInput(r, 'Authorized', 'Paid', now)));
     },
   };
 }
