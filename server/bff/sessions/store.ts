@@ -98,52 +98,26 @@ export async function findSucceededAttempt(
 }
 
 /**
- * Finds the attempt a gateway notification talks about, by any of the ids it carries
- * (for the webhook receiver). Resolves `undefined` when nothing matches or no id was given.
- */
-export async function findAttemptByGatewayIds(
-  db: BffKysely,
-  ids: { nsu?: string; authorizationCode?: string; paymentId?: string },
-): Promise<AttemptRow | undefined> {
-  if (!ids.nsu && !ids.authorizationCode && !ids.paymentId) return undefined;
-  return db
-    .selectFrom('payment_attempts')
-    .selectAll()
-    .where((eb) => {
-      const ors = [];
-      if (ids.paymentId) ors.push(eb('payment_id', '=', ids.paymentId));
-      if (ids.nsu) ors.push(eb('nsu', '=', ids.nsu));
-      if (ids.authorizationCode) ors.push(eb('authorization_code', '=', ids.authorizationCode));
-      return eb.or(ors);
-    })
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
-}
-
-/**
  * Records that the gateway canceled a payment (webhook `Canceled`). The attempt keeps its
  * `succeeded` status (the payment did happen) and gains `canceled_at`; the first notice wins.
- * Resolves the attempt, or `undefined` when no attempt matches.
+ * Resolves the attempt, or `undefined` when there is no such attempt.
  */
-export async function markPaymentCanceled(
+export async function markAttemptCanceled(
   db: BffKysely,
-  ids: { paymentId?: string; nsu?: string; authorizationCode?: string; at: Date | string },
+  attemptId: string,
+  at: Date | string,
 ): Promise<AttemptRow | undefined> {
-  const attempt = await findAttemptByGatewayIds(db, ids);
-  if (!attempt) return undefined;
-  const at = typeof ids.at === 'string' ? ids.at : ids.at.toISOString();
-  if (!attempt.canceled_at) {
-    await db
-      .updateTable('payment_attempts')
-      .set({ canceled_at: at, updated_at: at })
-      .where('id', '=', attempt.id)
-      .where('canceled_at', 'is', null)
-      .execute();
-  }
+  const when = typeof at === 'string' ? at : at.toISOString();
+  await db
+    .updateTable('payment_attempts')
+    .set({ canceled_at: when, updated_at: when })
+    .where('id', '=', attemptId)
+    .where('canceled_at', 'is', null)
+    .execute();
   return db
     .selectFrom('payment_attempts')
     .selectAll()
-    .where('id', '=', attempt.id)
+    .where('id', '=', attemptId)
     .executeTakeFirst();
 }
 

@@ -4,7 +4,7 @@ import { migrate } from '../../lib/db';
 import { errorResponse } from '../../lib/http';
 import { constantTimeEqual } from '../../lib/secrets';
 import type { BffContext, BffEnv } from '../context';
-import { markPaymentCanceled } from '../sessions/store';
+import { markAttemptCanceled } from '../sessions/store';
 import { inboxDb, inboxMigrations, type InboxKysely, type InboxTables } from './store';
 
 type InboxRow = InboxTables['webhook_inbox'];
@@ -269,20 +269,26 @@ export class WebhookReceiver {
     const nsus = [...new Set(batch.map((r) => r.nsu))];
     const attempts = await this.ctx.db
       .selectFrom('payment_attempts')
-      .select(['id', 'session_id', 'nsu'])
+      .select(['id', 'session_id', 'nsu', 'authorization_code'])
       .where('nsu', 'in', nsus)
       .orderBy('created_at', 'desc')
       .execute();
-    const byNsu = new Map<string, { id: string; session_id: string }>();
-    for (const a of attempts) if (a.nsu && !byNsu.has(a.nsu)) byNsu.set(a.nsu, a);
+    // A payment is its NSU and authorization code together: an NSU alone can come round again
+    // (a gateway's sequence, a sandbox reset) and must not touch an older session.
+    const key = (nsu: string, codAuth: string) => `${nsu}\n${codAuth}`;
+    const byIds = new Map<string, { id: string; session_id: string }>();
+    for (const a of attempts) {
+      const k = key(a.nsu ?? '', a.authorization_code ?? '');
+      if (!byIds.has(k)) byIds.set(k, a);
+    }
     const now = this.ctx.clock.now().toISOString();
     const outcomes: { row: InboxRow; attempt: { id: string; session_id: string } | undefined }[] =
       [];
     for (const row of batch) {
-      let attempt = byNsu.get(row.nsu);
+      let attempt = byIds.get(key(row.nsu, row.cod_auth));
       if (row.new_value === 'Canceled' && attempt) {
         // Marks the attempt canceled (first notice wins); the session shows it.
-        attempt = await markPaymentCanceled(this.ctx.db, { nsu: row.nsu, at: row.moment });
+        attempt = await markAttemptCanceled(this.ctx.db, attempt.id, row.moment);
       }
       outcomes.push({ row, attempt });
     }

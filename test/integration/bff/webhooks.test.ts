@@ -103,6 +103,29 @@ describe('gateway → BFF over loopback', () => {
     expect(detail.payment.canceledAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
 
+  it('a Canceled notice with the payment’s NSU but another authorization code touches nothing', async () => {
+    const { session, nsu } = await payThroughBff();
+    const auth = `Basic ${basicAuth}`;
+    // An NSU can come round again (a sequence, a sandbox reset); the code tells payments apart.
+    const stranger = notification({
+      movementId: 900_000_005,
+      nsu,
+      codAuth: 'ZZZZZZ',
+      oldValue: 'Authorized',
+      newValue: 'Canceled',
+    });
+    expect((await post(stranger, auth)).status).toBe(200);
+    await receiver().idle();
+    const row = await inbox()
+      .selectFrom('webhook_inbox')
+      .select(['status', 'attempt_id'])
+      .where('movement_id', '=', 900_000_005)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'unmatched', attempt_id: null });
+    const d = await t.request('GET', `/v1/checkout-sessions/${session.id}`, { headers: merchant });
+    expect((d.body as { payment: { canceledAt: string | null } }).payment.canceledAt).toBeNull();
+  });
+
   it('the BFF down for two hours (sandbox clock) still gets the notification later', async () => {
     down = true;
     const before = await inbox().selectFrom('webhook_inbox').select('movement_id').execute();
