@@ -13,6 +13,7 @@ import { ensureDemoPlan, subscriptionDemo } from '../demo/subscription';
 import { createBffApp } from '../server/bff/app';
 import { defaultBffConfig, type BffConfig } from '../server/bff/config';
 import type { BffDb } from '../server/bff/db';
+import { startUnknownAttemptResolver } from '../server/bff/payments/resolver';
 import { registerWebhook } from '../server/bff/webhooks/register';
 import { createGatewayClient } from '../server/gateway/client';
 import { openDb } from '../server/lib/db';
@@ -180,6 +181,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       ...bff.ctx.config.webhook,
       logger: opts.loggers?.bff ?? silentLogger,
     });
+    // Payments that timed out after sending are settled from the sandbox's ledger.
+    const stopResolver = startUnknownAttemptResolver(bff.ctx, {
+      accountNumber: DEFAULT_CLIENT.accountNumber,
+      intervalMs: 60_000,
+    });
+    closers.push(stopResolver);
 
     // The storefront's monthly plan lives in the gateway: found by name, or created now.
     await ensureDemoPlan(gateway);

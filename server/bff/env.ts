@@ -59,6 +59,8 @@ const EnvSchema = z
       .string()
       .regex(/^\d{1,18}$/, { error: 'must be an account number (digits)' })
       .default('1001'),
+    /** How often timed-out payments are looked up in the reconciliation ledger; 0 = never. */
+    BFF_RESOLVE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
     BFF_MAX_ATTEMPTS: positiveInt(3),
     BFF_PAY_RATE_LIMIT: positiveInt(10),
     BFF_STATIC_DIR: z.string().min(1).default('dist'),
@@ -127,6 +129,8 @@ export interface BffEnv {
   config: BffConfig;
   /** Webhook URL registration at start (BFF_WEBHOOK_REGISTER, BFF_WEBHOOK_ACCOUNT). */
   webhookRegistration: { enabled: boolean; accountNumber: string };
+  /** Timed-out payments looked up every `intervalMs` (0 = off) in the account's ledger. */
+  resolver: { intervalMs: number; accountNumber: string };
 }
 
 /**
@@ -174,5 +178,6 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
       trustProxy: e.BFF_TRUST_PROXY,
     },
     webhookRegistration: { enabled: e.BFF_WEBHOOK_REGISTER, accountNumber: e.BFF_WEBHOOK_ACCOUNT },
+    resolver: { intervalMs: e.BFF_RESOLVE_INTERVAL_MS, accountNumber: e.BFF_WEBHOOK_ACCOUNT },
   };
 }

@@ -4,6 +4,7 @@ import type {
   Debit3dsPaymentRequest,
   Debit3dsPaymentResponse,
   BillingSearchResponse,
+  ConcilSummaryRow,
   CreateSubscriptionRequest,
   Plan,
   PublicKeyResponse,
@@ -55,4 +56,9 @@ export interface BffGateway {
     query?: { orderBy?: string; page?: number; limit?: number },
     opts?: GatewayCallOptions,
   ): Promise<BillingSearchResponse>;
+  /** Timed-out payments: the ledger says whether they happened (Integration API). */
+  searchConcilByOperationDate(
+    query: { accountNumber: string | number; startDate: string; endDate: string },
+    opts?: GatewayCallOptions,
+  ): Promise<ConcilSummaryRow[]>;
 }

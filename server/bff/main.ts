@@ -4,6 +4,7 @@ import { openDb } from '../lib/db';
 import { createLogger } from '../lib/logging';
 import { createBffApp } from './app';
 import type { BffDb } from './db';
+import { startUnknownAttemptResolver } from './payments/resolver';
 import { registerWebhook } from './webhooks/register';
 import { readBffEnv } from './env';
 
@@ -18,7 +19,14 @@ async function main(): Promise<void> {
     credentials: env.gateway.credentials,
     timeoutMs: env.gateway.timeoutMs,
   });
-  const { app } = await createBffApp({ db, gateway, config: env.config, logger });
+  const { app, ctx } = await createBffApp({ db, gateway, config: env.config, logger });
+  const stopResolver =
+    env.resolver.intervalMs > 0
+      ? startUnknownAttemptResolver(ctx, {
+          accountNumber: env.resolver.accountNumber,
+          intervalMs: env.resolver.intervalMs,
+        })
+      : null;
   const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, () => {
     console.log(`BFF ready at ${env.config.publicUrl} (store: ${dialect})`);
     console.log(`  gateway: ${env.gateway.gatewayBaseUrl}`);
@@ -34,6 +42,7 @@ async function main(): Promise<void> {
   });
   const stop = async () => {
     server.close();
+    await stopResolver?.();
     await closeDb();
     process.exit(0);
   };

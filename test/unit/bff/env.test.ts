@@ -19,6 +19,14 @@ describe('readBffEnv', () => {
     });
   });
 
+  it('looks timed-out payments up every minute by default; 0 turns it off; a negative is refused', () => {
+    expect(readBffEnv({}).resolver).toEqual({ intervalMs: 60_000, accountNumber: '1001' });
+    expect(
+      readBffEnv({ BFF_RESOLVE_INTERVAL_MS: '0', BFF_WEBHOOK_ACCOUNT: '2002' }).resolver,
+    ).toEqual({ intervalMs: 0, accountNumber: '2002' });
+    expect(() => readBffEnv({ BFF_RESOLVE_INTERVAL_MS: '-5' })).toThrow(/BFF_RESOLVE_INTERVAL_MS/);
+  });
+
   it('reads lists, URLs and PostgreSQL', () => {
     const env = readBffEnv({
       BFF_ALLOWED_ORIGINS: 'https://a.example, https://b.example:8443',
