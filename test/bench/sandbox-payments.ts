@@ -1,7 +1,8 @@
 /**
  * Throughput and latency of sandbox payments: `npx tsx test/bench/sandbox-payments.ts`.
  *
- * Starts `server/sandbox/main.ts` as its own process (SQLite file in a temp dir, logs silent)
+ * Starts the sandbox as `npm run sandbox` does (`scripts/sandbox.mjs`: the bundled
+ * `server/sandbox/main.ts`) as its own process (SQLite file in a temp dir, logs silent)
  * on a free loopback port, so the load generator here does not share its event loop, then
  * sends frictionless `POST /v1/payments/3ds` at concurrency 32 with plain card fields and
  * with encrypted cards. Prints start-up time, payments/s, p50 and p99.
@@ -77,7 +78,7 @@ async function startSandbox(dbFile: string, port: number) {
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'server/sandbox/main.ts'], {
+  const child = spawn(process.execPath, [...profile, 'scripts/sandbox.mjs'], {
     env: {
       ...process.env,
       SANDBOX_PORT: String(port),

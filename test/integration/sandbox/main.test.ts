@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// `npm run sandbox` is `node scripts/sandbox.mjs`: a bundle of server/sandbox/main.ts, rebuilt
+// when a source is newer, then served on SANDBOX_PORT.
+const BUNDLE = 'dist/server/sandbox.mjs';
+const dir = mkdtempSync(join(tmpdir(), 'sandbox-main-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject()));
+    });
+  });
+}
+
+async function runSandbox() {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['scripts/sandbox.mjs'], {
+    env: {
+      ...process.env,
+      SANDBOX_PORT: String(port),
+      SANDBOX_DB: join(dir, 'sandbox.sqlite'),
+      LOG_LEVEL: 'silent',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready: ${out}`)), 30_000);
+    child.stdout.on('data', () => {
+      if (out.includes('sandbox ready') && out.includes('accountNumber=')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+  const stop = async () => {
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    return exited;
+  };
+  return { url: `http://127.0.0.1:${port}`, out: () => out, stop };
+}
+
+describe('npm run sandbox (scripts/sandbox.mjs)', () => {
+  it('rebuilds a stale bundle, serves both APIs with the default client, stops on SIGTERM', async () => {
+    // Older than every source: must be rebuilt (also when there is none yet).
+    try {
+      utimesSync(BUNDLE, new Date(0), new Date(0));
+    } catch {
+      /* no bundle yet */
+    }
+    const sb = await runSandbox();
+    try {
+      expect(statSync(BUNDLE).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+      expect(sb.out()).toContain('userName=sandbox password=sandbox accountNumber=1001');
+      const res = await fetch(`${sb.url}/api/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ userName: 'sandbox', password: 'sandbox' }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ accessToken: expect.any(String) });
+    } finally {
+      expect(await sb.stop()).toBe(0);
+    }
+  });
+
+  it('a fresh bundle is reused as is', async () => {
+    const before = statSync(BUNDLE).mtimeMs;
+    const sb = await runSandbox();
+    expect(await sb.stop()).toBe(0);
+    expect(statSync(BUNDLE).mtimeMs).toBe(before);
+  });
+});
