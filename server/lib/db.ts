@@ -88,10 +88,12 @@ export async function openDb<DB>({
  * Runs `fn` as one SQLite transaction: every query made through `db` in its async flow (the
  * caller's and anything it awaits, e.g. event handlers using their own `ctx.db`) joins it, and
  * `db.transaction()` inside becomes a savepoint. Other flows (HTTP requests) wait until it
- * commits; a throw rolls everything back. Many small writes then cost one commit instead of one
- * each. Everything started inside must be awaited, and nothing inside may wait on another
- * request to this database (no outbound HTTP). PostgreSQL, or a `db` not from `openDb`: `fn`
- * runs as is.
+ * commits; a throw rolls all of `fn`'s writes back. Many small writes then cost one commit
+ * instead of one each, and flows started in the same turn of the event loop share one commit
+ * (group commit, at most 16; each still runs alone, in its own savepoint, and resolves only
+ * once the commit is done). Everything started inside must be awaited, and nothing inside may
+ * wait on another request to this database (no outbound HTTP). PostgreSQL, or a `db` not from
+ * `openDb`: `fn` runs as is.
  */
 export function inOneTransaction<DB, T>(db: Kysely<DB>, fn: () => Promise<T>): Promise<T> {
   const driver = scopedDrivers.get(db);
@@ -207,9 +209,89 @@ class ScopedSqliteDriver implements Driver {
     return this.inner.destroy();
   }
 
-  async scope<T>(fn: () => Promise<T>): Promise<T> {
-    await this.init();
+  private readonly queue: ScopeJob[] = [];
+  private running = false;
+
+  /**
+   * Runs `fn` in a transaction shared with the scopes that start in the same turn of the event
+   * loop (group commit): each runs alone, in order, inside a savepoint of its own, so a throw
+   * undoes that scope only; one COMMIT then makes them all durable, and only after it does any
+   * of them resolve. Under concurrent load this turns many commits (each writing its dirty
+   * pages to the WAL again) into one.
+   */
+  scope<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) void this.runGroups();
+    });
+  }
+
+  private async runGroups(): Promise<void> {
+    this.running = true;
+    try {
+      await this.init();
+      while (this.queue.length > 0) await this.runGroup();
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async runGroup(): Promise<void> {
     const connection = await this.inner.acquireConnection();
+    // Flows whose work is in the open transaction, to settle once it commits.
+    const ran: { job: ScopeJob; ok: boolean; value: unknown }[] = [];
+    let current: ScopeJob | undefined;
+    try {
+      await this.inner.beginTransaction(connection, {});
+      for (let seq = 1; ; seq++) {
+        current = this.queue.shift();
+        if (!current && ran.length < GROUP_MAX) {
+          // Flows started in this turn of the event loop join before the commit.
+          await new Promise<void>((r) => setImmediate(r));
+          current = this.queue.shift();
+        }
+        if (!current) break;
+        const job = current;
+        if (ran.length === 0) {
+          // The first flow runs in the transaction itself: a savepoint would make SQLite copy
+          // every page it changes, and a throw can roll back the whole (still empty) group.
+          const r = await this.runScoped(connection, job.fn, null);
+          if (!r.ok) {
+            await this.inner.rollbackTransaction(connection);
+            current = undefined;
+            job.reject(r.value);
+            await this.inner.beginTransaction(connection, {});
+            continue;
+          }
+          ran.push({ job, ...r });
+        } else {
+          ran.push({ job, ...(await this.runScoped(connection, job.fn, `grp_${seq}`)) });
+        }
+        current = undefined;
+        if (ran.length >= GROUP_MAX) break;
+      }
+      await this.inner.commitTransaction(connection);
+    } catch (err) {
+      // BEGIN, a savepoint or COMMIT failed: nothing of the group is durable.
+      await this.inner.rollbackTransaction(connection).catch(() => undefined);
+      for (const r of ran) r.job.reject(err);
+      current?.reject(err);
+      return;
+    } finally {
+      await this.inner.releaseConnection(connection);
+    }
+    for (const r of ran) {
+      if (r.ok) r.job.resolve(r.value);
+      else r.job.reject(r.value);
+    }
+  }
+
+  /** Runs one flow in the scope of `connection`, inside savepoint `name` unless null. */
+  private async runScoped(
+    connection: DatabaseConnection,
+    fn: () => Promise<unknown>,
+    name: string | null,
+  ): Promise<{ ok: boolean; value: unknown }> {
     const s: Scope = {
       driver: this,
       connection,
@@ -221,28 +303,34 @@ class ScopedSqliteDriver implements Driver {
     };
     const close = async () => {
       s.open = false;
-      // Whatever the flow started in the scope finishes in it before the commit.
+      // Whatever the flow started in the scope finishes in it before the savepoint ends.
       while (s.borrowed > 0) await new Promise<void>((r) => (s.drained = r));
     };
+    if (name) await connection.executeQuery(CompiledQuery.raw(`savepoint ${name}`));
     try {
-      await this.inner.beginTransaction(connection, {});
-      let result: T;
-      try {
-        result = await scopes.run(s, fn);
-      } catch (err) {
-        await close();
-        await this.inner.rollbackTransaction(connection);
-        throw err;
-      }
+      const value = await scopes.run(s, fn);
       await close();
-      await this.inner.commitTransaction(connection);
-      return result;
-    } finally {
-      s.open = false;
-      await this.inner.releaseConnection(connection);
+      if (name) await connection.executeQuery(CompiledQuery.raw(`release ${name}`));
+      return { ok: true, value };
+    } catch (err) {
+      await close();
+      if (name) {
+        await connection.executeQuery(CompiledQuery.raw(`rollback to ${name}`));
+        await connection.executeQuery(CompiledQuery.raw(`release ${name}`));
+      }
+      return { ok: false, value: err };
     }
   }
 }
+
+interface ScopeJob {
+  fn: () => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Most scopes one COMMIT covers (each still runs alone, one after another). */
+const GROUP_MAX = 16;
 
 const STATEMENT_CACHE_SIZE = 500;
 

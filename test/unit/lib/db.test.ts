@@ -91,6 +91,78 @@ describe('inOneTransaction', () => {
   });
 });
 
+describe('inOneTransaction group commit', () => {
+  it('flows started together share a commit, but a throw undoes only its own flow', async () => {
+    const o = await fresh();
+    const results = await Promise.allSettled([
+      inOneTransaction(o.db, async () => {
+        await o.db.insertInto('t').values({ id: 1, v: 'first' }).execute();
+      }),
+      inOneTransaction(o.db, async () => {
+        await o.db.insertInto('t').values({ id: 2, v: 'thrown' }).execute();
+        throw new Error('second fails');
+      }),
+      inOneTransaction(o.db, async () => {
+        await o.db.insertInto('t').values({ id: 3, v: 'third' }).execute();
+        return 'ok';
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[2] as PromiseFulfilledResult<string>).value).toBe('ok');
+    expect(await values(o)).toEqual(['first', 'third']);
+  });
+
+  it('the first flow of a group throwing undoes its rows only; the next ones commit', async () => {
+    const o = await fresh();
+    const results = await Promise.allSettled([
+      inOneTransaction(o.db, async () => {
+        await o.db.insertInto('t').values({ id: 1, v: 'thrown' }).execute();
+        throw new Error('first fails');
+      }),
+      inOneTransaction(o.db, async () => {
+        await o.db.insertInto('t').values({ id: 2, v: 'second' }).execute();
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    expect(await values(o)).toEqual(['second']);
+  });
+
+  it('a flow resolves only once its rows are committed (another connection sees them)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'db-group-'));
+    try {
+      const url = join(dir, 'g.sqlite');
+      opened = await openDb<Db>({ url });
+      await opened.db.schema
+        .createTable('t')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('v', 'text', (c) => c.notNull())
+        .execute();
+      const reader = await openDb<Db>({ url });
+      try {
+        const o = opened;
+        const seenAtResolve: string[][] = [];
+        await Promise.all(
+          [1, 2, 3].map((id) =>
+            inOneTransaction(o.db, async () => {
+              await o.db
+                .insertInto('t')
+                .values({ id, v: `r${id}` })
+                .execute();
+            }).then(async () => {
+              seenAtResolve.push(await values(reader));
+            }),
+          ),
+        );
+        for (const seen of seenAtResolve) expect(seen).toEqual(['r1', 'r2', 'r3']);
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('openDb durability', () => {
   const dirs: string[] = [];
   afterEach(() => {
