@@ -10,7 +10,7 @@ import {
   type QueryCompiler,
   type TransactionSettings,
 } from 'kysely';
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -221,7 +221,14 @@ class ScopedSqliteDriver implements Driver {
    */
   scope<T>(fn: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      // The flow runs later, from the group's loop: in its caller's async context (with the
+      // scope's store set inside it), not in the loop's.
+      const inCallerContext = AsyncResource.bind((run: () => Promise<unknown>) => run());
+      this.queue.push({
+        run: (s: Scope) => inCallerContext(() => scopes.run(s, fn)),
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       if (!this.running) void this.runGroups();
     });
   }
@@ -255,7 +262,7 @@ class ScopedSqliteDriver implements Driver {
         if (ran.length === 0) {
           // The first flow runs in the transaction itself: a savepoint would make SQLite copy
           // every page it changes, and a throw can roll back the whole (still empty) group.
-          const r = await this.runScoped(connection, job.fn, null);
+          const r = await this.runScoped(connection, job.run, null);
           if (!r.ok) {
             await this.inner.rollbackTransaction(connection);
             current = undefined;
@@ -265,7 +272,7 @@ class ScopedSqliteDriver implements Driver {
           }
           ran.push({ job, ...r });
         } else {
-          ran.push({ job, ...(await this.runScoped(connection, job.fn, `grp_${seq}`)) });
+          ran.push({ job, ...(await this.runScoped(connection, job.run, `grp_${seq}`)) });
         }
         current = undefined;
         if (ran.length >= GROUP_MAX) break;
@@ -289,7 +296,7 @@ class ScopedSqliteDriver implements Driver {
   /** Runs one flow in the scope of `connection`, inside savepoint `name` unless null. */
   private async runScoped(
     connection: DatabaseConnection,
-    fn: () => Promise<unknown>,
+    run: (scope: Scope) => Promise<unknown>,
     name: string | null,
   ): Promise<{ ok: boolean; value: unknown }> {
     const s: Scope = {
@@ -308,7 +315,7 @@ class ScopedSqliteDriver implements Driver {
     };
     if (name) await connection.executeQuery(CompiledQuery.raw(`savepoint ${name}`));
     try {
-      const value = await scopes.run(s, fn);
+      const value = await run(s);
       await close();
       if (name) await connection.executeQuery(CompiledQuery.raw(`release ${name}`));
       return { ok: true, value };
@@ -324,7 +331,7 @@ class ScopedSqliteDriver implements Driver {
 }
 
 interface ScopeJob {
-  fn: () => Promise<unknown>;
+  run: (scope: Scope) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,6 +111,25 @@ describe('inOneTransaction group commit', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[2] as PromiseFulfilledResult<string>).value).toBe('ok');
     expect(await values(o)).toEqual(['first', 'third']);
+  });
+
+  it('each flow of a group runs in its own caller’s async context', async () => {
+    const o = await fresh();
+    const requestId = new AsyncLocalStorage<string>();
+    const seen: (string | undefined)[] = [];
+    const flow = (id: string) =>
+      requestId.run(id, () =>
+        inOneTransaction(o.db, async () => {
+          await o.db
+            .insertInto('t')
+            .values({ id: seen.length + 1, v: id })
+            .execute();
+          seen.push(requestId.getStore());
+        }),
+      );
+    await Promise.all([flow('a'), flow('b'), flow('c')]);
+    expect(seen).toEqual(['a', 'b', 'c']);
+    expect(await values(o)).toEqual(['a', 'b', 'c']);
   });
 
   it('the first flow of a group throwing undoes its rows only; the next ones commit', async () => {
