@@ -100,12 +100,16 @@ async function main(): Promise<void> {
   if (engineOnly) {
     const engine = new BillingEngine(ctx, stubVault);
     const end = clock.now().getTime() + 365 * MS.day;
-    for (;;) {
-      const at = await engine.nextDueAt();
-      if (!at || at.getTime() > end) break;
-      clock.advanceTo(at);
-      await engine.runDue(clock.now());
-    }
+    // Exclusive, as the scheduler runs its tasks: the sandbox's own engine (real vault), woken
+    // by its real-time tick, must not charge the same billings meanwhile.
+    await ctx.scheduler.exclusive(async () => {
+      for (;;) {
+        const at = await engine.nextDueAt();
+        if (!at || at.getTime() > end) break;
+        clock.advanceTo(at);
+        await engine.runDue(clock.now());
+      }
+    });
   } else {
     await ctx.scheduler.advance(365 * MS.day);
   }
