@@ -34,6 +34,7 @@ import {
   transitionChallenge,
   transitionSession,
   updateAttempt,
+  type AttemptRow,
   type ChallengeRow,
   type SessionRow,
 } from '../sessions/store';
@@ -378,13 +379,25 @@ async function subscribe(
       status: 'declined',
     });
   }
+  log.info({ subscriptionId }, 'subscription created');
+  return succeed(ctx, row.id, attemptId, 'processing', {});
+}
+
+/** Marks the attempt (with what the gateway answered) and its session succeeded. */
+async function succeed(
+  ctx: BffContext,
+  sessionId: string,
+  attemptId: string,
+  from: 'processing',
+  answer: Partial<Pick<AttemptRow, 'payment_id' | 'nsu' | 'authorization_code' | 'return_code'>>,
+): Promise<PayResult> {
   const now = ctx.clock.now();
   await updateAttempt(ctx.db, attemptId, {
+    ...answer,
     status: 'succeeded',
     updated_at: now.toISOString(),
   });
-  await transitionSession(ctx.db, row.id, 'processing', 'succeeded', now, { failure_code: null });
-  log.info({ subscriptionId }, 'subscription created');
+  await transitionSession(ctx.db, sessionId, from, 'succeeded', now, { failure_code: null });
   const attempt = await ctx.db
     .selectFrom('payment_attempts')
     .selectAll()
@@ -494,23 +507,13 @@ async function settleAuthorization(
       log,
     );
   }
-  const now = ctx.clock.now();
-  await updateAttempt(ctx.db, attemptId, {
-    status: 'succeeded',
+  log.info({ paymentId: auth.paymentId }, 'payment succeeded');
+  return succeed(ctx, row.id, attemptId, from, {
     payment_id: auth.paymentId,
     nsu: auth.nsu ?? null,
     authorization_code: auth.authorizationCode,
     return_code: auth.returnCode,
-    updated_at: now.toISOString(),
   });
-  await transitionSession(ctx.db, row.id, from, 'succeeded', now, { failure_code: null });
-  log.info({ paymentId: auth.paymentId }, 'payment succeeded');
-  const attempt = await ctx.db
-    .selectFrom('payment_attempts')
-    .selectAll()
-    .where('id', '=', attemptId)
-    .executeTakeFirstOrThrow();
-  return succeededResult(attempt);
 }
 
 async function settleError(
