@@ -214,9 +214,9 @@ class ScopedSqliteDriver implements Driver {
 
   /**
    * Runs `fn` in a transaction shared with the scopes that start in the same turn of the event
-   * loop (group commit): each runs alone, in order, inside a savepoint of its own, so a throw
-   * undoes that scope only; one COMMIT then makes them all durable, and only after it does any
-   * of them resolve. Under concurrent load this turns many commits (each writing its dirty
+   * loop (group commit): each runs alone, in order, inside a savepoint of its own (the first in
+   * the transaction itself), so a throw undoes that scope only; one COMMIT then makes them all
+   * durable, and only after it does any of them resolve. Under concurrent load this turns many commits (each writing its dirty
    * pages to the WAL again) into one.
    */
   scope<T>(fn: () => Promise<T>): Promise<T> {
@@ -238,6 +238,9 @@ class ScopedSqliteDriver implements Driver {
     try {
       await this.init();
       while (this.queue.length > 0) await this.runGroup();
+    } catch (err) {
+      // No connection to be had (the database closed, or never opened): nothing can run.
+      for (const job of this.queue.splice(0)) job.reject(err);
     } finally {
       this.running = false;
     }
@@ -279,10 +282,13 @@ class ScopedSqliteDriver implements Driver {
       }
       await this.inner.commitTransaction(connection);
     } catch (err) {
-      // BEGIN, a savepoint or COMMIT failed: nothing of the group is durable.
+      // BEGIN, a savepoint or COMMIT failed: nothing of the group is durable. A BEGIN that
+      // fails before any flow ran fails every waiting flow (the database is unusable); taking
+      // none would loop here for ever.
       await this.inner.rollbackTransaction(connection).catch(() => undefined);
       for (const r of ran) r.job.reject(err);
       current?.reject(err);
+      if (ran.length === 0 && !current) for (const job of this.queue.splice(0)) job.reject(err);
       return;
     } finally {
       await this.inner.releaseConnection(connection);

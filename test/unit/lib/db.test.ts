@@ -113,6 +113,17 @@ describe('inOneTransaction group commit', () => {
     expect(await values(o)).toEqual(['first', 'third']);
   });
 
+  it('a flow on a closed database fails instead of waiting forever', async () => {
+    const o = await fresh();
+    await o.close();
+    opened = null;
+    await expect(
+      inOneTransaction(o.db, async () => {
+        await o.db.insertInto('t').values({ id: 1, v: 'x' }).execute();
+      }),
+    ).rejects.toThrow();
+  });
+
   it('each flow of a group runs in its own caller’s async context', async () => {
     const o = await fresh();
     const requestId = new AsyncLocalStorage<string>();
