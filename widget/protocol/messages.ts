@@ -13,6 +13,7 @@ import type {
   FailureCode,
   PaymentMethod,
 } from '../../server/bff/checkout-api';
+import { FAILURE_CODES } from '../../server/bff/failure-codes';
 import type { CardBrand } from '../card/brand';
 import type { Locale, Theme } from './constants';
 import { LOCALES, THEME_PROPERTIES } from './constants';
@@ -89,19 +90,7 @@ const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
 const isWindowSize = (v: unknown): v is ChallengeWindowSize =>
   v === '01' || v === '02' || v === '03' || v === '04' || v === '05';
 const BRANDS: readonly unknown[] = ['visa', 'mastercard', 'amex', 'elo', 'hipercard'];
-const FAILURES: readonly unknown[] = [
-  'declined',
-  'insufficient_funds',
-  'expired_card',
-  'invalid_card',
-  'three_ds_failed',
-  'challenge_canceled',
-  'challenge_timeout',
-  'try_again_later',
-  'session_expired',
-  'attempts_exhausted',
-  'already_paid',
-] satisfies readonly FailureCode[];
+const FAILURES: readonly unknown[] = FAILURE_CODES;
 const FIELDS: readonly FieldName[] = [
   'cardNumber',
   'cardholderName',
