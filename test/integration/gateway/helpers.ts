@@ -18,6 +18,16 @@ export function sandboxClient(sb: TestSandbox, over: Partial<GatewayClientOption
   });
 }
 
+/** The calendar date of `at` in America/Sao_Paulo, as date filters take it (DESIGN §5). */
+export function spToday(at: Date): string {
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/Sao_Paulo',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(at);
+}
+
 /** Two digits of a year a few years after `now`. */
 export function futureYear(now: Date): string {
   return String((now.getUTCFullYear() + 3) % 100).padStart(2, '0');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayClient } from '../../../server/gateway';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
-import { creditBody, encryptCard, sandboxClient } from './helpers';
+import { creditBody, encryptCard, sandboxClient, spToday } from './helpers';
 
 let sb: TestSandbox;
 let gc: GatewayClient;
@@ -17,21 +17,11 @@ afterAll(() => sb.close());
 const ACCOUNT = 1001;
 const card = (number: string) => encryptCard(pem, number, sb.clock.now());
 
-/** Today's calendar date in America/Sao_Paulo on the sandbox clock (DESIGN §5). */
-function spToday(): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'America/Sao_Paulo',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(sb.clock.now());
-}
-
 describe('gateway client against the sandbox: reconciliation', () => {
   it('finds an approved payment by code, auth code and operation date', async () => {
     const paid = await gc.createCreditPayment(creditBody(card('4000000000002701'), 30_000, 3));
     const { authorizationCode, nsu } = paid.paymentAuthorization;
-    const today = spToday();
+    const today = spToday(sb.clock.now());
     const range = { accountNumber: ACCOUNT, startDate: today, endDate: today };
 
     const summary = await gc.searchConcilByOperationDate(range);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayValidationError, type GatewayClient } from '../../../server/gateway';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
-import { encryptCard, sandboxClient } from './helpers';
+import { encryptCard, sandboxClient, spToday } from './helpers';
 
 let sb: TestSandbox;
 let gc: GatewayClient;
@@ -16,16 +16,6 @@ afterAll(() => sb.close());
 
 const ACCOUNT = 1001;
 const card = (number: string) => encryptCard(pem, number, sb.clock.now());
-
-/** Today's calendar date in America/Sao_Paulo on the sandbox clock (DESIGN §5). */
-function spToday(): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'America/Sao_Paulo',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(sb.clock.now());
-}
 
 describe('gateway client against the sandbox: recurrence', () => {
   it('plans: create, read, search, update, status', async () => {
@@ -117,7 +107,7 @@ describe('gateway client against the sandbox: recurrence', () => {
 
 describe('gateway client against the sandbox: bank slips', () => {
   it('issues a slip by the control plane, then lists and reads it', async () => {
-    const today = spToday();
+    const today = spToday(sb.clock.now());
     const issued = await sb.call('POST', '/__sandbox/bank-slips', {
       token: null,
       body: { accountNumber: ACCOUNT, value: 150.25, dueDate: today },
