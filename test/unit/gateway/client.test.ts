@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BANK_SLIP_ROW } from './fixtures';
 import { createGatewayClient, type GatewayClientOptions } from '../../../server/gateway/client';
 import type { GatewayError } from '../../../server/gateway/errors';
 import {
@@ -495,32 +496,7 @@ describe('createGatewayClient: recurrence, reconciliation, bank slips, webhooks'
 
   it('bank slip lists parse camelCase and PascalCase rows', async () => {
     gw = await startFakeGateway((app) => {
-      app.get('/api/billissuer/list/by/due-date', (c) =>
-        c.json([
-          {
-            id: 's1',
-            value: 10.5,
-            issueDate: '2026-01-01',
-            dueDate: '2026-01-10',
-            payerDocument: '12345678901',
-            payerName: 'Ana',
-            payerStreetAndNumber: 'Rua A, 1',
-            payerZipCode: '01001000',
-            payerCity: 'São Paulo',
-            payerCityState: 'SP',
-            payerNeighborhood: 'Sé',
-            payerPhoneNumber: null,
-            effectivePaymentDate: null,
-            effectiveCreditDate: null,
-            effectivePaymentValue: null,
-            barCode: null,
-            digitableLine: null,
-            pixEmv: null,
-            statusBill: 2,
-            statusIntegration: 2,
-          },
-        ]),
-      );
+      app.get('/api/billissuer/list/by/due-date', (c) => c.json([BANK_SLIP_ROW]));
       app.get('/api/billissuer/list/by/credit-date', (c) =>
         c.json([
           {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { BANK_SLIP_ROW } from '../fixtures';
 import {
   BankSlipCreditDateQuerySchema,
   BankSlipCreditRowSchema,
@@ -169,28 +170,7 @@ describe('bank slip queries', () => {
 });
 
 describe('bank slip rows', () => {
-  const row = {
-    id: 's1',
-    value: 10.5,
-    issueDate: '2026-01-01',
-    dueDate: '2026-01-10',
-    payerDocument: '12345678901',
-    payerName: 'Ana',
-    payerStreetAndNumber: 'Rua A, 1',
-    payerZipCode: '01001000',
-    payerCity: 'São Paulo',
-    payerCityState: 'SP',
-    payerNeighborhood: 'Sé',
-    payerPhoneNumber: null,
-    effectivePaymentDate: null,
-    effectiveCreditDate: null,
-    effectivePaymentValue: null,
-    barCode: null,
-    digitableLine: null,
-    pixEmv: null,
-    statusBill: 2,
-    statusIntegration: 2,
-  };
+  const row = BANK_SLIP_ROW;
   it.each<[string, Record<string, unknown>, boolean]>([
     ['issued, nulls for what is not known yet', {}, true],
     ['every statusBill', { statusBill: 99 }, true],

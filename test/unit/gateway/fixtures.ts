@@ -1,0 +1,23 @@
+/** A bank slip row as the due-date and payment-date lists answer it (spec: bank slip row). */
+export const BANK_SLIP_ROW = {
+  id: 's1',
+  value: 10.5,
+  issueDate: '2026-01-01',
+  dueDate: '2026-01-10',
+  payerDocument: '12345678901',
+  payerName: 'Ana',
+  payerStreetAndNumber: 'Rua A, 1',
+  payerZipCode: '01001000',
+  payerCity: 'São Paulo',
+  payerCityState: 'SP',
+  payerNeighborhood: 'Sé',
+  payerPhoneNumber: null,
+  effectivePaymentDate: null,
+  effectiveCreditDate: null,
+  effectivePaymentValue: null,
+  barCode: null,
+  digitableLine: null,
+  pixEmv: null,
+  statusBill: 2,
+  statusIntegration: 2,
+} as const;
