@@ -46,10 +46,18 @@ export const CreateSessionBodySchema = z
   .strict();
 export type CreateSessionBody = z.infer<typeof CreateSessionBodySchema>;
 
+/**
+ * `pending`: a payment attempt's outcome is not known yet (the gateway timed out or failed
+ * after the request was sent, or the BFF stopped mid-call); the BFF is confirming it with the
+ * gateway. No new payment is accepted meanwhile. It ends `succeeded` once the payment is
+ * proven, and goes back to `open` (or `expired`/`failed`) only when it certainly did not
+ * happen (README: "Unknown payments").
+ */
 export const SESSION_STATUSES = [
   'open',
   'processing',
   'challenge',
+  'pending',
   'succeeded',
   'failed',
   'expired',
@@ -159,7 +167,12 @@ export type PayResult =
       status: 'failed';
       error: { code: FailureCode; retryable: boolean };
       attemptsLeft: number;
-    };
+    }
+  /**
+   * The outcome is not known yet (timeout, 5xx or crash after the request left): the BFF is
+   * confirming it; read `GET /checkout/api/session` until it is `succeeded`, `open` or ended.
+   */
+  | { status: 'pending' };
 
 /** Message the TermUrl page posts to the host window (merchant origin as exact target). */
 export interface ChallengeAnsweredMessage {

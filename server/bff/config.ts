@@ -24,6 +24,8 @@ export interface BffConfig {
   challengeTtlMs?: number;
   /** Behind a reverse proxy: take the client IP from `X-Forwarded-For` (rate limit, 3DS). */
   trustProxy?: boolean;
+  /** The merchant's gateway account: ledger searches confirm webhooks and unknown payments. */
+  accountNumber?: string;
 }
 
 export const BFF_DEFAULTS = {
@@ -31,6 +33,7 @@ export const BFF_DEFAULTS = {
   sessionTtlSeconds: 30 * 60,
   challengeTtlMs: 10 * MS.minute,
   trustProxy: false,
+  accountNumber: '1001',
 } as const;
 
 /** A config for tests and the demo: the DESIGN §4 defaults. */

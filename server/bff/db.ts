@@ -51,6 +51,16 @@ export interface BffDb {
     updated_at: string;
     /** Set when the gateway reports the payment canceled (webhook). */
     canceled_at: string | null;
+    /**
+     * What the BFF sent the gateway to find this attempt again: the payment's
+     * `referenceTransaction` (merchant reference + attempt id), or a subscription's
+     * `orderNumber`. Unique: a ledger row names one attempt.
+     */
+    gateway_reference: string | null;
+    /** A subscription's first billing (its evidence): id, status and amount (cents). */
+    billing_id: string | null;
+    billing_status: string | null;
+    billing_amount: number | null;
   };
   challenges: {
     id: string;
@@ -219,6 +229,35 @@ export const bffMigrations: Migration[] = [
         .alterTable('payment_attempts')
         .addColumn('subscription_id', 'varchar(36)')
         .execute();
+    },
+  },
+  {
+    name: 'bff_0006_attempt_references',
+    async up(db) {
+      await db.schema
+        .alterTable('payment_attempts')
+        .addColumn('gateway_reference', 'varchar(50)')
+        .execute();
+      await db.schema
+        .alterTable('payment_attempts')
+        .addColumn('billing_id', 'varchar(36)')
+        .execute();
+      await db.schema
+        .alterTable('payment_attempts')
+        .addColumn('billing_status', 'varchar(20)')
+        .execute();
+      await db.schema
+        .alterTable('payment_attempts')
+        .addColumn('billing_amount', 'bigint')
+        .execute();
+      // The reference sent to the gateway names one attempt.
+      await sql`create unique index payment_attempts_gateway_reference on payment_attempts (gateway_reference) where gateway_reference is not null`.execute(
+        db,
+      );
+      // A sale of the gateway's ledger (NSU + authorization code) is one attempt's, never two.
+      await sql`create unique index payment_attempts_one_sale on payment_attempts (nsu, coalesce(authorization_code, '')) where status = 'succeeded' and nsu is not null`.execute(
+        db,
+      );
     },
   },
 ];

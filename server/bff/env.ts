@@ -61,6 +61,11 @@ const EnvSchema = z
       .default('1001'),
     /** How often timed-out payments are looked up in the reconciliation ledger; 0 = never. */
     BFF_RESOLVE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+    /**
+     * Added to twice the gateway timeout: an attempt still waiting for the gateway after that
+     * was stranded by a crash and is looked up like a timed-out one.
+     */
+    BFF_STRANDED_MARGIN_MS: z.coerce.number().int().min(0).default(60_000),
     BFF_MAX_ATTEMPTS: positiveInt(3),
     BFF_PAY_RATE_LIMIT: positiveInt(10),
     BFF_STATIC_DIR: z.string().min(1).default('dist'),
@@ -130,7 +135,7 @@ export interface BffEnv {
   /** Webhook URL registration at start (BFF_WEBHOOK_REGISTER, BFF_WEBHOOK_ACCOUNT). */
   webhookRegistration: { enabled: boolean; accountNumber: string };
   /** Timed-out payments looked up every `intervalMs` (0 = off) in the account's ledger. */
-  resolver: { intervalMs: number; accountNumber: string };
+  resolver: { intervalMs: number; accountNumber: string; strandedAfterMs: number };
 }
 
 /**
@@ -176,8 +181,15 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
       payRateLimitPerMinute: e.BFF_PAY_RATE_LIMIT,
       staticDir: e.BFF_STATIC_DIR,
       trustProxy: e.BFF_TRUST_PROXY,
+      accountNumber: e.BFF_WEBHOOK_ACCOUNT,
     },
     webhookRegistration: { enabled: e.BFF_WEBHOOK_REGISTER, accountNumber: e.BFF_WEBHOOK_ACCOUNT },
-    resolver: { intervalMs: e.BFF_RESOLVE_INTERVAL_MS, accountNumber: e.BFF_WEBHOOK_ACCOUNT },
+    resolver: {
+      intervalMs: e.BFF_RESOLVE_INTERVAL_MS,
+      accountNumber: e.BFF_WEBHOOK_ACCOUNT,
+      // A call (token included) ends within the gateway timeout; twice that plus a margin
+      // leaves a live call of another BFF process alone.
+      strandedAfterMs: 2 * e.GATEWAY_TIMEOUT_MS + e.BFF_STRANDED_MARGIN_MS,
+    },
   };
 }

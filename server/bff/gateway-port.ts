@@ -4,11 +4,13 @@ import type {
   Debit3dsPaymentRequest,
   Debit3dsPaymentResponse,
   BillingSearchResponse,
+  ConcilInstallmentRow,
   ConcilSummaryRow,
   CreateSubscriptionRequest,
   Plan,
   PublicKeyResponse,
   Subscription,
+  SubscriptionSearchResponse,
   Validate3dsRequest,
   VaultRequest,
   VaultResponse,
@@ -56,6 +58,16 @@ export interface BffGateway {
     query?: { orderBy?: string; page?: number; limit?: number },
     opts?: GatewayCallOptions,
   ): Promise<BillingSearchResponse>;
+  /** A subscription left unknown by a crash: found again by its order number. */
+  searchSubscriptions(
+    query?: { orderBy?: string; page?: number; limit?: number },
+    opts?: GatewayCallOptions,
+  ): Promise<SubscriptionSearchResponse>;
+  /** A webhook is confirmed against the ledger's sale of its NSU and authorization code. */
+  searchConcilByCode(
+    query: { accountNumber: string | number; nsu: string; codAuth: string },
+    opts?: GatewayCallOptions,
+  ): Promise<ConcilInstallmentRow[]>;
   /** Timed-out payments: the ledger says whether they happened (Integration API). */
   searchConcilByOperationDate(
     query: { accountNumber: string | number; startDate: string; endDate: string },

@@ -28,8 +28,20 @@ export function canonicalJson(value: unknown): string {
 
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{8,100}$/;
 
+/** How long a key and its stored answer are kept: a retry after that is a new request. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Deletes the keys older than `IDEMPOTENCY_TTL_MS` (the maintenance round). */
+export async function pruneIdempotencyKeys(db: BffKysely, now: Date): Promise<number> {
+  const res = await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString())
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
 /**
- * Runs `work` at most once per `(session, scope, key)`. The first call stores its answer; a
+ * Runs `work` at most once per `(session, scope, key)` within a day. The first call stores its answer; a
  * replay with the same body gets that answer again; a call while the first still runs gets
  * 409; the same key with a different body gets 422. Only a hash of the body is kept.
  * If `work` throws, the key is released so the caller may try again.
@@ -41,6 +53,14 @@ export async function runIdempotent(
 ): Promise<IdempotentOutcome> {
   const requestHash = sha256Hex(canonicalJson(scope.body));
   const where = { session_id: scope.sessionId, scope: scope.scope, key: scope.key };
+  // A key past its lifetime (not pruned yet) is forgotten: this is a new request.
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('session_id', '=', where.session_id)
+    .where('scope', '=', where.scope)
+    .where('key', '=', where.key)
+    .where('created_at', '<', new Date(scope.at.getTime() - IDEMPOTENCY_TTL_MS).toISOString())
+    .execute();
   try {
     await db
       .insertInto('idempotency_keys')

@@ -25,6 +25,7 @@ async function main(): Promise<void> {
       ? startUnknownAttemptResolver(ctx, {
           accountNumber: env.resolver.accountNumber,
           intervalMs: env.resolver.intervalMs,
+          strandedAfterMs: env.resolver.strandedAfterMs,
         })
       : null;
   const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, () => {

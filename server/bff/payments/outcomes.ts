@@ -14,9 +14,9 @@ export type GatewayFailure =
   | { kind: 'three_ds_failed' }
   /** Another 4xx: the gateway refused the request (bad or stale ciphertext, …). */
   | { kind: 'rejected' }
-  /** 5xx, a refused connection, a token problem, or a timeout before the request left. */
+  /** A refused connection, a token problem, or a timeout before the request left. */
   | { kind: 'unavailable' }
-  /** A timeout after the request may have reached the gateway: the outcome is unknown. */
+  /** A timeout, a 5xx or a broken answer after the request left: the outcome is unknown. */
   | { kind: 'unknown' };
 
 /**
@@ -111,6 +111,22 @@ export function classifyGatewayError(err: unknown): GatewayFailure | null {
     default:
       return null;
   }
+}
+
+/**
+ * `classifyGatewayError` for a call that moves money (pay, validate, subscribe): a 5xx came
+ * after the request reached the gateway, which may have charged before failing, so it is
+ * `unknown`, never `unavailable` (a token 5xx is a `GatewayUnauthorizedError`: not sent).
+ */
+export function classifyMoneyCallError(err: unknown): GatewayFailure | null {
+  const f = classifyGatewayError(err);
+  if (f?.kind !== 'unavailable') return f;
+  const status = (err as ErrorLike).status;
+  return className(err as object) !== 'GatewayUnauthorizedError' &&
+    typeof status === 'number' &&
+    status >= 500
+    ? { kind: 'unknown' }
+    : f;
 }
 
 function isThreeDsFail(items: unknown): boolean {

@@ -1,22 +1,41 @@
 import { MS } from '../../lib/clock';
+import type { Billing, ConcilSummaryRow } from '../../gateway/schemas';
 import type { BffContext } from '../context';
-import { markAttemptCanceled, transitionSession } from '../sessions/store';
-import { inboxDb } from '../webhooks/store';
+import { endAttemptAsFailure } from '../sessions/service';
+import { findSession, transitionSession } from '../sessions/store';
+import { webhookReceiverOf } from '../webhooks/receiver';
+import { pruneIdempotencyKeys } from '../idempotency';
+import { linkSaleToAttempt } from './ledger-link';
+import { settleSubscription } from './subscribe';
 
-/** Options of the unknown-attempt resolver (DESIGN §4: a timeout after sending). */
+/** Options of the unknown-attempt resolver (DESIGN §4: a timeout after sending, a crash). */
 export interface ResolveOptions {
   /** The merchant's gateway account (the reconciliation searches need it). */
   accountNumber: string;
-  /** An attempt is looked up only once it has been unknown this long. Default 1 minute. */
+  /** A `pending` attempt is looked up once it has been unknown this long. Default 1 minute. */
   settleAfterMs?: number;
+  /**
+   * An attempt of a `processing` session still unknown after this long was stranded by a crash
+   * (no process is waiting for its answer any more): it becomes `pending` and is looked up.
+   * Default 2 × 30 s (the gateway timeout, token included) + 1 minute.
+   */
+  strandedAfterMs?: number;
+  /**
+   * An unknown attempt with no sale in the ledger this long after it was made certainly did not
+   * happen (the searches reach from the day before it to the day after the search, so the
+   * whole day after it has been searched). Default 24 hours.
+   */
+  notHappenedAfterMs?: number;
   /** How far back unknown attempts are still looked up. Default 7 days. */
   lookbackMs?: number;
 }
 
 export interface ResolveReport {
-  /** Found in the gateway's ledger: the payment happened; attempt and session succeeded. */
+  /** Found at the gateway: the payment happened; attempt and session succeeded. */
   resolved: string[];
-  /** Not (yet) in the ledger: left unknown, looked up again next round. */
+  /** Declared not to have happened: the session takes payments again (or stays ended). */
+  notHappened: string[];
+  /** Not (yet) found: left unknown, looked up again next round. */
   stillUnknown: string[];
 }
 
@@ -25,23 +44,25 @@ function utcDay(at: Date, days: number): string {
   return new Date(at.getTime() + days * MS.day).toISOString().slice(0, 10);
 }
 
+const DEFAULT_STRANDED_MS = 2 * 30 * MS.second + MS.minute;
+
 /**
- * Settles attempts left `unknown` by a gateway call that timed out after sending (the payment
- * may or may not have happened; DESIGN §4 forbids retrying it). The gateway's reconciliation
- * ledger answers: a sale whose `transactionReference` is the session's reference and whose
- * amount is the session's happened, so the attempt takes its paymentId, NSU and authorization
- * code and succeeds, and so does the session (the shopper saw "try again later"; the merchant
- * sees the truth). A notification that arrived before, unmatched, is linked to it. Declined or
- * never-received payments have no ledger row: such attempts stay unknown, which is the truth.
+ * Settles attempts whose outcome is unknown: a gateway call that timed out or failed after
+ * sending (session `pending`), or one a crash left without an answer (session `processing`
+ * past `strandedAfterMs`). Never retried (DESIGN §4): the gateway's ledger answers. A sale
+ * whose `transactionReference` is the attempt's own reference happened: attempt and session
+ * succeed. A plan session's subscription is found by its order number. Nothing found for a
+ * day: the payment did not happen, the session takes payments again.
  */
 export async function resolveUnknownAttempts(
   ctx: BffContext,
   opts: ResolveOptions,
 ): Promise<ResolveReport> {
   const now = ctx.clock.now();
-  const settled = new Date(now.getTime() - (opts.settleAfterMs ?? MS.minute)).toISOString();
+  const settled = now.getTime() - (opts.settleAfterMs ?? MS.minute);
+  const stranded = now.getTime() - (opts.strandedAfterMs ?? DEFAULT_STRANDED_MS);
   const since = new Date(now.getTime() - (opts.lookbackMs ?? 7 * MS.day)).toISOString();
-  const unknown = await ctx.db
+  const candidates = await ctx.db
     .selectFrom('payment_attempts as a')
     .innerJoin('checkout_sessions as s', 's.id', 'a.session_id')
     .select([
@@ -49,87 +70,148 @@ export async function resolveUnknownAttempts(
       'a.session_id',
       'a.amount',
       'a.created_at',
-      's.reference_transaction',
+      'a.updated_at',
+      'a.gateway_reference',
+      's.plan_id',
       's.status as session_status',
     ])
     .where('a.status', '=', 'unknown')
-    // A timed-out attempt has its failure code; one still waiting for the gateway has none.
-    .where('a.failure_code', 'is not', null)
-    .where('a.updated_at', '<=', settled)
+    // Attempts made before references named one attempt cannot be proven: left alone.
+    .where('a.gateway_reference', 'is not', null)
+    .where('s.status', 'in', ['pending', 'processing'])
     .where('a.created_at', '>=', since)
     .orderBy('a.created_at')
     .limit(200)
     .execute();
-  const report: ResolveReport = { resolved: [], stillUnknown: [] };
+  const unknown = candidates.filter((a) => {
+    const age = Date.parse(a.updated_at);
+    return a.session_status === 'pending' ? age <= settled : age <= stranded;
+  });
+  const report: ResolveReport = { resolved: [], notHappened: [], stillUnknown: [] };
   if (unknown.length === 0) return report;
+
+  for (const a of unknown) {
+    if (a.session_status !== 'processing') continue;
+    if (await transitionSession(ctx.db, a.session_id, 'processing', 'pending', now)) {
+      ctx.logger.warn(
+        { event: 'payment.stranded', attemptId: a.id, sessionId: a.session_id },
+        'a payment left without an answer (the BFF stopped mid-call) is being confirmed',
+      );
+    }
+  }
 
   // One search covers every attempt: from the day before the oldest to the day after today
   // (the gateway's operation date is a São Paulo day; a day each side covers any offset).
-  const rows = await ctx.gateway.searchConcilByOperationDate({
-    accountNumber: opts.accountNumber,
-    startDate: utcDay(new Date(unknown[0]!.created_at), -1),
-    endDate: utcDay(now, 1),
-  });
-  for (const a of unknown) {
-    const reference = a.reference_transaction ?? a.session_id;
-    const sale = rows.find(
-      (r) =>
-        r.transactionReference === reference && Math.round(Number(r.amount) * 100) === a.amount,
-    );
-    if (!sale) {
-      report.stillUnknown.push(a.id);
-      continue;
-    }
-    const at = ctx.clock.now();
-    const res = await ctx.db
-      .updateTable('payment_attempts')
-      .set({
-        status: 'succeeded',
-        payment_id: sale.transactionPaymentIdWeb ?? null,
-        nsu: sale.nsu,
-        authorization_code: sale.codAuth ?? null,
-        return_code: '00',
-        failure_code: null,
-        updated_at: at.toISOString(),
+  const sales: ConcilSummaryRow[] = unknown.some((a) => !a.plan_id)
+    ? await ctx.gateway.searchConcilByOperationDate({
+        accountNumber: opts.accountNumber,
+        startDate: utcDay(new Date(unknown[0]!.created_at), -1),
+        endDate: utcDay(now, 1),
       })
-      .where('id', '=', a.id)
-      .where('status', '=', 'unknown')
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) continue;
-    await transitionSession(ctx.db, a.session_id, ['failed', 'processing'], 'succeeded', at, {
-      failure_code: null,
-    });
-    // Notifications of this sale that came before it was known, now matched.
-    const early = await inboxDb(ctx.db)
-      .updateTable('webhook_inbox')
-      .set({ status: 'processed', attempt_id: a.id, processed_at: at.toISOString() })
-      .where('status', '=', 'unmatched')
-      .where('nsu', '=', sale.nsu)
-      .where('cod_auth', '=', sale.codAuth ?? '')
-      .returning(['new_value', 'moment'])
-      .execute();
-    const canceled = early.find((n) => n.new_value === 'Canceled');
-    if (canceled || sale.transactionStatus === 'C') {
-      await markAttemptCanceled(ctx.db, a.id, canceled?.moment ?? at);
+    : [];
+  const plans = unknown.some((a) => a.plan_id) ? await subscriptionsByOrderNumber(ctx) : null;
+
+  for (const a of unknown) {
+    let found = false;
+    if (a.plan_id) {
+      const sub = plans?.get(a.gateway_reference!);
+      if (sub) {
+        const row = await findSession(ctx.db, a.session_id);
+        if (row) {
+          const log = ctx.logger.child({ sessionId: a.session_id, attemptId: a.id });
+          const result = await settleSubscription(ctx, row, a.id, sub.id, sub.first, log);
+          log.warn(
+            { event: 'payment.resolved', subscriptionId: sub.id, outcome: result.status },
+            'a subscription whose creation had no answer was found at the gateway',
+          );
+          found = true;
+        }
+      }
+    } else {
+      const sale = sales.find(
+        (r) =>
+          r.transactionReference === a.gateway_reference &&
+          Math.round(Number(r.amount) * 100) === a.amount,
+      );
+      if (sale) {
+        await linkSaleToAttempt(
+          ctx,
+          a,
+          {
+            nsu: sale.nsu,
+            codAuth: sale.codAuth ?? null,
+            paymentId: sale.transactionPaymentIdWeb ?? null,
+            status: sale.transactionStatus,
+          },
+          'reconciliation',
+        );
+        found = true;
+      }
     }
-    ctx.logger.warn(
-      {
-        event: 'payment.resolved',
-        attemptId: a.id,
-        sessionId: a.session_id,
-        paymentId: sale.transactionPaymentIdWeb ?? null,
-        previousSessionStatus: a.session_status,
-      },
-      'a payment that timed out did happen: attempt and session marked succeeded',
-    );
-    report.resolved.push(a.id);
+    if (found) {
+      report.resolved.push(a.id);
+    } else if (now.getTime() - Date.parse(a.created_at) >= (opts.notHappenedAfterMs ?? MS.day)) {
+      await declareNotHappened(ctx, a.id, a.session_id);
+      report.notHappened.push(a.id);
+    } else {
+      report.stillUnknown.push(a.id);
+    }
   }
   return report;
 }
 
+/** The attempt certainly did not happen: the session takes payments again (or ends). */
+async function declareNotHappened(ctx: BffContext, attemptId: string, sessionId: string) {
+  const row = await findSession(ctx.db, sessionId);
+  if (!row) return;
+  await endAttemptAsFailure(ctx, row, attemptId, 'try_again_later', false, ['pending']);
+  ctx.logger.warn(
+    { event: 'payment.not_happened', attemptId, sessionId },
+    'a payment whose outcome was unknown is not in the ledger a day later: it did not happen',
+  );
+}
+
+/** Billings and subscriptions read per search page, and pages read at most. */
+const PAGE = 100;
+const MAX_PAGES = 3;
+
 /**
- * Runs `resolveUnknownAttempts` now and every `intervalMs`; failures (gateway down) are logged
- * and tried again next round. Returns a stop function.
+ * The merchant's recent subscriptions by order number, each with its first billing (or null:
+ * a trial, or not charged yet). Newest first: the ones looked for were created lately.
+ */
+async function subscriptionsByOrderNumber(
+  ctx: BffContext,
+): Promise<Map<string, { id: string; first: Billing | null }>> {
+  const out = new Map<string, { id: string; first: Billing | null }>();
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const found = await ctx.gateway.searchBillings(
+      { orderBy: '-createdDate', page, limit: PAGE },
+      { timeoutMs: 10_000 },
+    );
+    for (const b of found.items) {
+      if (b.installment !== 1 || out.has(b.subscription.orderNumber)) continue;
+      out.set(b.subscription.orderNumber, { id: b.subscription.id, first: b });
+    }
+    if (page * PAGE >= found.total) break;
+  }
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const found = await ctx.gateway.searchSubscriptions(
+      { orderBy: '-createdDate', page, limit: PAGE },
+      { timeoutMs: 10_000 },
+    );
+    for (const s of found.items) {
+      if (!out.has(s.orderNumber)) out.set(s.orderNumber, { id: s.id, first: null });
+    }
+    if (page * PAGE >= found.total) break;
+  }
+  return out;
+}
+
+/**
+ * The BFF's maintenance round, now and every `intervalMs`: unknown payments are looked up,
+ * webhook notifications waiting for confirmation are tried again, and idempotency keys older
+ * than a day are pruned. Failures (gateway down) are logged and tried again next round.
+ * Returns a stop function.
  */
 export function startUnknownAttemptResolver(
   ctx: BffContext,
@@ -138,16 +220,20 @@ export function startUnknownAttemptResolver(
   let running: Promise<unknown> | null = null;
   const round = () => {
     if (running) return;
-    running = resolveUnknownAttempts(ctx, opts)
-      .catch((err: unknown) => {
+    running = (async () => {
+      await resolveUnknownAttempts(ctx, opts).catch((err: unknown) => {
         ctx.logger.warn(
           { event: 'payment.resolve_failed', err: { message: (err as Error).message } },
-          'could not look unknown payments up in the reconciliation ledger',
+          'could not look unknown payments up at the gateway',
         );
-      })
-      .finally(() => {
-        running = null;
       });
+      await pruneIdempotencyKeys(ctx.db, ctx.clock.now()).catch((err: unknown) => {
+        ctx.logger.warn({ err: { message: (err as Error).message } }, 'idempotency prune failed');
+      });
+      webhookRetry(ctx);
+    })().finally(() => {
+      running = null;
+    });
   };
   round();
   const timer = setInterval(round, opts.intervalMs);
@@ -156,4 +242,12 @@ export function startUnknownAttemptResolver(
     clearInterval(timer);
     await running;
   };
+}
+
+function webhookRetry(ctx: BffContext): void {
+  try {
+    webhookReceiverOf(ctx).kick();
+  } catch {
+    /* no receiver mounted (a BFF without webhooks) */
+  }
 }

@@ -5,6 +5,7 @@ import { errorResponse, parseJsonBody, parseQuery } from '../../lib/http';
 import { constantTimeEqual } from '../../lib/secrets';
 import { CreateSessionBodySchema, SESSION_STATUSES } from '../checkout-api';
 import type { BffContext, BffEnv } from '../context';
+import { createSessionIdempotently } from '../sessions/create-idempotent';
 import { createSession, refreshSession, sessionDetail, sessionSummary } from '../sessions/service';
 import { findSession, listSessions } from '../sessions/store';
 import { listSubscriptions } from '../subscriptions/service';
@@ -45,10 +46,14 @@ export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
     .post('/checkout-sessions', async (c) => {
       const body = await parseJsonBody(c, CreateSessionBodySchema);
       if (!body.ok) return body.response;
-      const created = await createSession(ctx, body.data);
-      if (!created.ok) return c.json(created.items, created.status);
-      c.get('log').info({ sessionId: created.value.id }, 'checkout session created');
-      return c.json(created.value, 201);
+      const key = c.req.header('idempotency-key');
+      if (key === undefined) {
+        const created = await createSession(ctx, body.data);
+        if (!created.ok) return c.json(created.items, created.status);
+        c.get('log').info({ sessionId: created.value.id }, 'checkout session created');
+        return c.json(created.value, 201);
+      }
+      return createSessionIdempotently(ctx, c, key, body.data);
     })
     .get('/checkout-sessions', async (c) => {
       const q = parseQuery(c, ListQuerySchema);

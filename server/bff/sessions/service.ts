@@ -226,7 +226,7 @@ export async function endAttemptAsFailure(
   attemptId: string,
   code: FailureCode,
   counts: boolean,
-  from: SessionStatus,
+  from: SessionStatus | readonly SessionStatus[],
   extra: { status?: 'declined' | 'failed'; returnCode?: string } = {},
 ): Promise<PayResult> {
   const now = ctx.clock.now();
@@ -254,7 +254,13 @@ export async function endAttemptAsFailure(
   return { status: 'failed', error: { code, retryable: true }, attemptsLeft: left };
 }
 
+/**
+ * Pays the session still accepts: none once it has ended or while a payment is in flight or
+ * being confirmed (never "3 left" beside "not retryable"). A waiting challenge still counts
+ * the tries left: a new pay abandons it.
+ */
 export function attemptsLeft(ctx: BffContext, row: SessionRow): number {
+  if (row.status !== 'open' && row.status !== 'challenge') return 0;
   return Math.max(0, ctx.config.maxAttempts - row.attempts_used);
 }
 

@@ -4,8 +4,14 @@ import { migrate } from '../../lib/db';
 import { errorResponse } from '../../lib/http';
 import { constantTimeEqual } from '../../lib/secrets';
 import type { BffContext, BffEnv } from '../context';
-import { markAttemptCanceled } from '../sessions/store';
-import { inboxDb, inboxMigrations, type InboxKysely, type InboxTables } from './store';
+import { processNotification } from './confirm';
+import {
+  inboxDb,
+  inboxMigrations,
+  notificationHash,
+  type InboxKysely,
+  type InboxTables,
+} from './store';
 
 type InboxRow = InboxTables['webhook_inbox'];
 
@@ -44,8 +50,10 @@ const MAX_BODY_BYTES = 16 * 1024;
 /**
  * `POST /webhooks/gateway`: the gateway's conciliation notifications. Answers within
  * milliseconds — authenticate (Basic, constant time), validate, store in the inbox, 200 — and
- * processes asynchronously. A duplicate movementId is acknowledged and not processed again;
- * 500 only when the notification cannot be stored (the gateway will retry).
+ * processes asynchronously: each notification is confirmed against the gateway's ledger before
+ * it applies (webhooks/confirm.ts). A duplicate (same movementId, same body) is acknowledged
+ * and not processed again; the same movementId with another body is kept beside the first and
+ * logged; 500 only when the notification cannot be stored (the gateway will retry).
  */
 export class WebhookReceiver {
   readonly db: InboxKysely;
@@ -114,7 +122,7 @@ export class WebhookReceiver {
     let outcome: 'stored' | 'duplicate';
     try {
       await this.ready;
-      outcome = await this.store({
+      const fields = {
         movement_id: n.movementId,
         nsu: n.nsu,
         cod_auth: n.codAuth,
@@ -123,11 +131,18 @@ export class WebhookReceiver {
         type: n.type,
         old_value: n.oldValue ?? null,
         new_value: n.newValue,
+      };
+      outcome = await this.store({
+        ...fields,
+        body_hash: notificationHash(fields),
         status: 'received',
         duplicates: 0,
         received_at: this.ctx.clock.now().toISOString(),
         processed_at: null,
         attempt_id: null,
+        tries: 0,
+        next_try_at: null,
+        conflict: 0,
       });
     } catch (err) {
       log.error(
@@ -159,8 +174,9 @@ export class WebhookReceiver {
 
   /**
    * Group commit: notifications arriving together are inserted in one transaction, and each
-   * request is answered once its row is durable. A movementId already stored (or repeated in
-   * the same group) is a duplicate: counted, not stored again.
+   * request is answered once its row is durable. A movement already stored with the same body
+   * (or repeated in the same group) is a duplicate: counted, not stored again. The same
+   * movementId with another body is stored too and both rows are flagged `conflict`.
    */
   private store(row: InboxRow): Promise<'stored' | 'duplicate'> {
     return new Promise((resolve, reject) => {
@@ -176,9 +192,12 @@ export class WebhookReceiver {
     const batch = this.pending;
     this.pending = [];
     this.flushing = false;
-    const first = new Map<number, InboxRow>();
-    for (const p of batch) if (!first.has(p.row.movement_id)) first.set(p.row.movement_id, p.row);
-    const inserted = new Set<number>();
+    const k = (r: { movement_id: number | string; body_hash: string }) =>
+      `${Number(r.movement_id)}\n${r.body_hash}`;
+    const first = new Map<string, InboxRow>();
+    for (const p of batch) if (!first.has(k(p.row))) first.set(k(p.row), p.row);
+    const inserted = new Set<string>();
+    const conflicts = new Set<number>();
     try {
       await this.db.transaction().execute(async (trx) => {
         const rows = [...first.values()];
@@ -186,14 +205,14 @@ export class WebhookReceiver {
           const res = await trx
             .insertInto('webhook_inbox')
             .values(rows.slice(i, i + 100))
-            .onConflict((oc) => oc.column('movement_id').doNothing())
-            .returning('movement_id')
+            .onConflict((oc) => oc.columns(['movement_id', 'body_hash']).doNothing())
+            .returning(['movement_id', 'body_hash'])
             .execute();
-          for (const r of res) inserted.add(Number(r.movement_id));
+          for (const r of res) inserted.add(k(r));
         }
-        const claimed = new Set<number>();
+        const claimed = new Set<string>();
         for (const p of batch) {
-          const id = p.row.movement_id;
+          const id = k(p.row);
           if (inserted.has(id) && !claimed.has(id)) {
             claimed.add(id);
             continue;
@@ -201,7 +220,28 @@ export class WebhookReceiver {
           await trx
             .updateTable('webhook_inbox')
             .set((eb) => ({ duplicates: eb('duplicates', '+', 1) }))
-            .where('movement_id', '=', id)
+            .where('movement_id', '=', p.row.movement_id)
+            .where('body_hash', '=', p.row.body_hash)
+            .execute();
+        }
+        const ids = [...new Set(rows.filter((r) => inserted.has(k(r))).map((r) => r.movement_id))];
+        for (let i = 0; i < ids.length; i += 100) {
+          const variants = await trx
+            .selectFrom('webhook_inbox')
+            .select(['movement_id', 'body_hash'])
+            .where('movement_id', 'in', ids.slice(i, i + 100))
+            .execute();
+          const seen = new Map<number, number>();
+          for (const v of variants) {
+            seen.set(Number(v.movement_id), (seen.get(Number(v.movement_id)) ?? 0) + 1);
+          }
+          for (const [id, n] of seen) if (n > 1) conflicts.add(id);
+        }
+        if (conflicts.size > 0) {
+          await trx
+            .updateTable('webhook_inbox')
+            .set({ conflict: 1 })
+            .where('movement_id', 'in', [...conflicts])
             .execute();
         }
       });
@@ -209,9 +249,15 @@ export class WebhookReceiver {
       for (const p of batch) p.reject(err);
       return;
     }
-    const answered = new Set<number>();
+    for (const id of conflicts) {
+      this.ctx.logger.warn(
+        { event: 'webhook.conflict', movementId: id },
+        'the same movementId came with another body: both kept, each applies only once the gateway confirms it',
+      );
+    }
+    const answered = new Set<string>();
     for (const p of batch) {
-      const id = p.row.movement_id;
+      const id = k(p.row);
       if (inserted.has(id) && !answered.has(id)) {
         answered.add(id);
         p.resolve('stored');
@@ -250,79 +296,30 @@ export class WebhookReceiver {
     while (this.running) await this.running;
   }
 
-  /** Applies every `received` notification in movement order, a batch at a time. */
+  /**
+   * Confirms and applies every `received` notification that is due, in movement order. One
+   * whose confirmation fails is tried again later (the maintenance round kicks the receiver).
+   */
   async processAll(): Promise<void> {
+    const seen = new Set<string>();
     for (;;) {
-      const batch = await this.db
-        .selectFrom('webhook_inbox')
-        .selectAll()
-        .where('status', '=', 'received')
-        .orderBy('movement_id')
-        .limit(500)
-        .execute();
+      const now = this.ctx.clock.now().toISOString();
+      const batch = (
+        await this.db
+          .selectFrom('webhook_inbox')
+          .selectAll()
+          .where('status', '=', 'received')
+          .where((eb) => eb.or([eb('next_try_at', 'is', null), eb('next_try_at', '<=', now)]))
+          .orderBy('movement_id')
+          .orderBy('body_hash')
+          .limit(100)
+          .execute()
+      ).filter((r) => !seen.has(`${Number(r.movement_id)}\n${r.body_hash}`));
       if (batch.length === 0) return;
-      await this.applyBatch(batch);
-    }
-  }
-
-  private async applyBatch(batch: InboxRow[]): Promise<void> {
-    const nsus = [...new Set(batch.map((r) => r.nsu))];
-    const attempts = await this.ctx.db
-      .selectFrom('payment_attempts')
-      .select(['id', 'session_id', 'nsu', 'authorization_code'])
-      .where('nsu', 'in', nsus)
-      .orderBy('created_at', 'desc')
-      .execute();
-    // A payment is its NSU and authorization code together: an NSU alone can come round again
-    // (a gateway's sequence, a sandbox reset) and must not touch an older session.
-    const key = (nsu: string, codAuth: string) => `${nsu}\n${codAuth}`;
-    const byIds = new Map<string, { id: string; session_id: string }>();
-    for (const a of attempts) {
-      const k = key(a.nsu ?? '', a.authorization_code ?? '');
-      if (!byIds.has(k)) byIds.set(k, a);
-    }
-    const now = this.ctx.clock.now().toISOString();
-    const outcomes: { row: InboxRow; attempt: { id: string; session_id: string } | undefined }[] =
-      [];
-    for (const row of batch) {
-      let attempt = byIds.get(key(row.nsu, row.cod_auth));
-      if (row.new_value === 'Canceled' && attempt) {
-        // Marks the attempt canceled (first notice wins); the session shows it.
-        attempt = await markAttemptCanceled(this.ctx.db, attempt.id, row.moment);
+      for (const row of batch) {
+        seen.add(`${Number(row.movement_id)}\n${row.body_hash}`);
+        await processNotification(this.ctx, row);
       }
-      outcomes.push({ row, attempt });
-    }
-    await this.db.transaction().execute(async (trx) => {
-      const unmatched = outcomes.filter((o) => !o.attempt).map((o) => o.row.movement_id);
-      if (unmatched.length) {
-        await trx
-          .updateTable('webhook_inbox')
-          .set({ status: 'unmatched', processed_at: now })
-          .where('movement_id', 'in', unmatched)
-          .where('status', '=', 'received')
-          .execute();
-      }
-      for (const o of outcomes) {
-        if (!o.attempt) continue;
-        await trx
-          .updateTable('webhook_inbox')
-          .set({ status: 'processed', processed_at: now, attempt_id: o.attempt.id })
-          .where('movement_id', '=', o.row.movement_id)
-          .where('status', '=', 'received')
-          .execute();
-      }
-    });
-    for (const o of outcomes) {
-      this.ctx.logger.info(
-        {
-          event: 'webhook.processed',
-          movementId: o.row.movement_id,
-          newValue: o.row.new_value,
-          attemptId: o.attempt?.id ?? null,
-          sessionId: o.attempt?.session_id ?? null,
-        },
-        o.attempt ? 'webhook applied' : 'webhook for a payment this BFF did not make',
-      );
     }
   }
 }

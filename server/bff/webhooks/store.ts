@@ -1,15 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { Migration } from '../../lib/db';
+import { sha256Hex } from '../../lib/secrets';
 import type { BffKysely } from '../db';
 
 /**
- * The durable inbox of gateway notifications, keyed by movementId: a notification is stored
- * before it is acknowledged, so a crash after the 200 loses nothing, and a redelivery of the
- * same movement is recognised and not processed twice.
+ * The durable inbox of gateway notifications, keyed by movementId and a hash of the body: a
+ * notification is stored before it is acknowledged, so a crash after the 200 loses nothing; a
+ * redelivery of the same movement (same body) is recognised and not processed twice; the same
+ * movementId with another body is kept beside it (`conflict`), never taken for a duplicate.
  */
 export type InboxTables = {
   webhook_inbox: {
     movement_id: number;
+    /** `notificationHash` of the body: the same movement delivered again hashes the same. */
+    body_hash: string;
     nsu: string;
     cod_auth: string;
     installment_number: number;
@@ -17,8 +21,17 @@ export type InboxTables = {
     type: string;
     old_value: string | null;
     new_value: string;
-    /** `received` → `processed` (matched an attempt) | `unmatched` (no attempt of ours). */
+    /**
+     * `received` (waiting to be confirmed against the gateway's ledger) → `processed`
+     * (confirmed, matched an attempt) | `unmatched` (confirmed, no attempt of ours) |
+     * `unverified` (the ledger never confirmed it: nothing applied).
+     */
     status: string;
+    /** Confirmations tried so far, and when the next one is due (null: at once). */
+    tries: number;
+    next_try_at: string | null;
+    /** 1 when another body came with the same movementId (both kept, each confirmed alone). */
+    conflict: number;
     /** How many times the same movement was delivered again after the first. */
     duplicates: number;
     received_at: string;
@@ -28,6 +41,34 @@ export type InboxTables = {
 };
 
 export type InboxKysely = Kysely<InboxTables>;
+
+type HashedFields = Pick<
+  InboxTables['webhook_inbox'],
+  | 'movement_id'
+  | 'nsu'
+  | 'cod_auth'
+  | 'installment_number'
+  | 'moment'
+  | 'type'
+  | 'old_value'
+  | 'new_value'
+>;
+
+/** SHA-256 of a notification's fields, in a fixed order. */
+export function notificationHash(n: HashedFields): string {
+  return sha256Hex(
+    JSON.stringify([
+      Number(n.movement_id),
+      n.nsu,
+      n.cod_auth,
+      Number(n.installment_number),
+      n.moment,
+      n.type,
+      n.old_value ?? null,
+      n.new_value,
+    ]),
+  );
+}
 
 export function inboxDb(db: BffKysely): InboxKysely {
   return db.withTables<InboxTables>() as unknown as InboxKysely;
@@ -53,6 +94,63 @@ export const inboxMigrations: Migration[] = [
         .addColumn('processed_at', 'varchar(40)')
         .addColumn('attempt_id', 'varchar(64)')
         .execute();
+      await db.schema
+        .createIndex('webhook_inbox_status')
+        .on('webhook_inbox')
+        .columns(['status', 'movement_id'])
+        .execute();
+    },
+  },
+  {
+    // The key becomes (movementId, body hash): a forged movementId cannot make the gateway's
+    // real movement a "duplicate". Rebuilt (SQLite cannot change a primary key in place).
+    name: 'bff_webhooks_0002_body_hash',
+    async up(db) {
+      await db.schema
+        .createTable('webhook_inbox_next')
+        .addColumn('movement_id', 'bigint', (c) => c.notNull())
+        .addColumn('body_hash', 'varchar(64)', (c) => c.notNull())
+        .addColumn('nsu', 'varchar(100)', (c) => c.notNull())
+        .addColumn('cod_auth', 'varchar(30)', (c) => c.notNull())
+        .addColumn('installment_number', 'integer', (c) => c.notNull())
+        .addColumn('moment', 'varchar(40)', (c) => c.notNull())
+        .addColumn('type', 'varchar(40)', (c) => c.notNull())
+        .addColumn('old_value', 'varchar(40)')
+        .addColumn('new_value', 'varchar(40)', (c) => c.notNull())
+        .addColumn('status', 'varchar(12)', (c) => c.notNull())
+        .addColumn('duplicates', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('received_at', 'varchar(40)', (c) => c.notNull())
+        .addColumn('processed_at', 'varchar(40)')
+        .addColumn('attempt_id', 'varchar(64)')
+        .addColumn('tries', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_try_at', 'varchar(40)')
+        .addColumn('conflict', 'integer', (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint('webhook_inbox_next_pk', ['movement_id', 'body_hash'])
+        .execute();
+      const inbox = db as unknown as InboxKysely;
+      type OldRow = Omit<
+        InboxTables['webhook_inbox'],
+        'body_hash' | 'tries' | 'next_try_at' | 'conflict'
+      >;
+      const old = (await db
+        .selectFrom('webhook_inbox')
+        .selectAll()
+        .execute()) as unknown as OldRow[];
+      for (let i = 0; i < old.length; i += 200) {
+        const rows = old.slice(i, i + 200).map((r) => ({
+          ...r,
+          body_hash: notificationHash(r),
+          tries: 0,
+          next_try_at: null,
+          conflict: 0,
+        }));
+        await (inbox as unknown as Kysely<{ webhook_inbox_next: InboxTables['webhook_inbox'] }>)
+          .insertInto('webhook_inbox_next')
+          .values(rows)
+          .execute();
+      }
+      await db.schema.dropTable('webhook_inbox').execute();
+      await db.schema.alterTable('webhook_inbox_next').renameTo('webhook_inbox').execute();
       await db.schema
         .createIndex('webhook_inbox_status')
         .on('webhook_inbox')

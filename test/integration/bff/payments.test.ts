@@ -3,8 +3,10 @@ import type { PayResult, PublicSession } from '../../../server/bff/checkout-api'
 import { canonicalJson } from '../../../server/bff/idempotency';
 import { isUniqueViolation } from '../../../server/lib/db';
 import { sha256Hex } from '../../../server/lib/secrets';
+import { createGatewayClient } from '../../../server/gateway/client';
 import { findPayment } from '../../../server/sandbox/payments/store';
 import { encryptWithKey, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { listen } from '../../support/servers';
 
 let t: TestBff;
 beforeAll(async () => {
@@ -19,7 +21,13 @@ async function detail(id: string) {
   return res.body as {
     status: string;
     failureCode: string | null;
-    attempts: { status: string; failureCode: string | null; paymentId: string | null }[];
+    attemptsLeft: number;
+    attempts: {
+      id: string;
+      status: string;
+      failureCode: string | null;
+      paymentId: string | null;
+    }[];
     payment: { paymentId: string; nsu: string | null } | null;
   };
 }
@@ -36,12 +44,13 @@ describe('POST /checkout/api/pay', () => {
       payment: { amount: 4321, installments: 1, method: 'debit' },
     });
     const payment = await findPayment(t.sandbox.sandbox.ctx, result.payment.paymentId);
+    const d = await detail(s.id);
+    // Without a merchant reference the gateway gets the attempt id: one attempt per sale.
     expect(payment).toMatchObject({
       amount: 4321,
       transactionType: 'debit',
-      referenceTransaction: s.id,
+      referenceTransaction: d.attempts[0]!.id,
     });
-    const d = await detail(s.id);
     expect(d.status).toBe('succeeded');
     expect(d.payment?.paymentId).toBe(result.payment.paymentId);
     const pub = await t.frame(s.clientSecret, 'GET', '/checkout/api/session');
@@ -67,11 +76,13 @@ describe('POST /checkout/api/pay', () => {
       payment: { installments: 3, method: 'credit', amount: 30_000 },
     });
     const payment = await findPayment(t.sandbox.sandbox.ctx, result.payment.paymentId);
+    const attemptId = (await detail(s.id)).attempts[0]!.id;
+    // The merchant's reference stays readable; the attempt id makes it name one attempt.
     expect(payment).toMatchObject({
       productType: 'lojista',
       installments: 3,
       brand: 'elo',
-      referenceTransaction: 'order-77',
+      referenceTransaction: `order-77/${attemptId}`,
     });
   });
 
@@ -165,21 +176,59 @@ describe('POST /checkout/api/pay', () => {
     });
   });
 
-  it('a gateway internal error: try_again_later, no attempt used', async () => {
+  it('a gateway internal error after sending: pending (it may have charged), no new pay', async () => {
     const s = await t.createSession();
     const res = await t.pay(
       s.clientSecret,
       await t.payBody(s.clientSecret, '4000000000000119', { method: 'credit' }),
     );
-    expect(res.body).toEqual({
-      status: 'failed',
-      error: { code: 'try_again_later', retryable: true },
-      attemptsLeft: 3,
-    });
-    expect((await detail(s.id)).status).toBe('open');
+    expect(res.body).toEqual({ status: 'pending' });
+    expect(await detail(s.id)).toMatchObject({ status: 'pending', attemptsLeft: 0 });
+    const again = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual([
+      {
+        tag: 'payment_pending',
+        description: expect.stringMatching(/^payment_pending: .*being confirmed/) as unknown,
+      },
+    ]);
   });
 
-  it('no answer in time after sending: attempt unknown, session ended, no retry', async () => {
+  it('the gateway unreachable (nothing sent): try_again_later, retryable, no attempt used', async () => {
+    // A gateway address where nothing listens: the connection is refused, nothing was sent.
+    const closed = await listen({ fetch: () => new Response('') });
+    await closed.close();
+    const off = await startBff({
+      sandbox: t.sandbox,
+      deps: {
+        gateway: createGatewayClient({
+          gatewayBaseUrl: closed.url,
+          integrationBaseUrl: closed.url,
+          credentials: { gateway: { userName: 'sandbox', password: 'sandbox' } },
+          timeoutMs: 2_000,
+        }),
+      },
+    });
+    try {
+      const s = await off.createSession();
+      const key = await t.publicKey((await t.createSession()).clientSecret);
+      const res = await off.pay(
+        s.clientSecret,
+        await off.payBody(s.clientSecret, '4000000000002701', {
+          encryptedCard: encryptWithKey(key, '4000000000002701'),
+        }),
+      );
+      expect(res.body).toEqual({
+        status: 'failed',
+        error: { code: 'try_again_later', retryable: true },
+        attemptsLeft: 3,
+      });
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('no answer in time after sending: attempt unknown, session pending, no retry', async () => {
     const slow = await startBff({
       config: { payRateLimitPerMinute: 10_000 },
       sandbox: t.sandbox,
@@ -202,15 +251,11 @@ describe('POST /checkout/api/pay', () => {
       });
       expect(fault.status).toBeLessThan(300);
       const res = await slow.pay(s.clientSecret, body);
-      expect(res.body).toEqual({
-        status: 'failed',
-        error: { code: 'try_again_later', retryable: false },
-        attemptsLeft: 0,
-      });
+      expect(res.body).toEqual({ status: 'pending' });
       const d = (await slow.request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant }))
         .body as { status: string; attempts: { status: string }[] };
       expect(d.attempts.map((a) => a.status)).toEqual(['unknown']);
-      expect(d.status).toBe('failed');
+      expect(d.status).toBe('pending');
     } finally {
       await slow.close();
     }
@@ -242,10 +287,11 @@ describe('POST /checkout/api/pay', () => {
     const s = await t.createSession({ expiresInSeconds: 60 });
     t.clock.advance(61_000);
     const res = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
+    // Not payable any more: no tries left to show beside retryable false.
     expect(res.body).toEqual({
       status: 'failed',
       error: { code: 'session_expired', retryable: false },
-      attemptsLeft: 3,
+      attemptsLeft: 0,
     });
   });
 });

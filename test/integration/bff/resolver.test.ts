@@ -34,15 +34,25 @@ const resolve = () =>
 
 interface Detail {
   status: string;
-  attempts: { status: string; paymentId: string | null; nsu: string | null }[];
+  attemptsLeft: number;
+  attempts: {
+    id: string;
+    status: string;
+    failureCode: string | null;
+    paymentId: string | null;
+    nsu: string | null;
+  }[];
   payment: { paymentId: string; nsu: string | null; canceledAt: string | null } | null;
 }
 const detail = async (id: string) =>
   (await slow.request('GET', `/v1/checkout-sessions/${id}`, { headers: merchant })).body as Detail;
 
 /** A credit payment the sandbox answers after the BFF gave up: the attempt is unknown. */
-async function timedOutPayment(number: string, amount: number) {
-  const s = await slow.createSession({ amount });
+async function timedOutPayment(number: string, amount: number, referenceTransaction?: string) {
+  const s = await slow.createSession({
+    amount,
+    ...(referenceTransaction ? { referenceTransaction } : {}),
+  });
   const key = await helper.publicKey((await helper.createSession()).clientSecret);
   const body = await slow.payBody(s.clientSecret, number, {
     method: 'credit',
@@ -54,8 +64,18 @@ async function timedOutPayment(number: string, amount: number) {
   });
   expect(fault.status).toBeLessThan(300);
   const res = await slow.pay(s.clientSecret, body);
-  expect(res.body).toMatchObject({ status: 'failed', error: { code: 'try_again_later' } });
-  expect((await detail(s.id)).attempts.map((a) => a.status)).toEqual(['unknown']);
+  // Not "try again": the payment may have happened. The shopper is told it is being confirmed.
+  expect(res.body).toEqual({ status: 'pending' });
+  const d = await detail(s.id);
+  expect(d.attempts.map((a) => a.status)).toEqual(['unknown']);
+  expect(d).toMatchObject({ status: 'pending', attemptsLeft: 0 });
+  const view = await slow.frame(s.clientSecret, 'GET', '/checkout/api/session');
+  expect(view.body).toMatchObject({ status: 'pending', attemptsLeft: 0 });
+  expect(view.body).not.toHaveProperty('outcome');
+  // No second payment while the first one's outcome is unknown.
+  const again = await slow.pay(s.clientSecret, await slow.payBody(s.clientSecret, number, body));
+  expect(again.status).toBe(409);
+  expect((again.body as { tag: string }[])[0]?.tag).toBe('payment_pending');
   // The sandbox finishes the payment once its delay is over.
   await new Promise((r) => setTimeout(r, 1200));
   return s;
@@ -72,7 +92,9 @@ describe('timed-out payments settled from the reconciliation ledger', () => {
         { token: await slow.sandbox.token('integration') },
       )
     ).body as { nsu: string; codAuth: string; transactionReference: string }[];
-    const mine = sale.find((r) => r.transactionReference === s.id)!;
+    const attemptId = (await detail(s.id)).attempts[0]!.id;
+    // The reference sent names the attempt (no merchant reference here: the attempt id).
+    const mine = sale.find((r) => r.transactionReference === attemptId)!;
     expect(mine).toBeDefined();
     await inboxDb(slow.bff.ctx.db)
       .insertInto('webhook_inbox')
@@ -90,6 +112,10 @@ describe('timed-out payments settled from the reconciliation ledger', () => {
         received_at: new Date().toISOString(),
         processed_at: new Date().toISOString(),
         attempt_id: null,
+        body_hash: 'test-fixture',
+        tries: 0,
+        next_try_at: null,
+        conflict: 0,
       })
       .execute();
 
@@ -110,17 +136,128 @@ describe('timed-out payments settled from the reconciliation ledger', () => {
     expect(slow.logs.some((l) => l.includes('"event":"payment.resolved"'))).toBe(true);
 
     // Settled once: the next round finds nothing to do.
-    expect(await resolve()).toEqual({ resolved: [], stillUnknown: [] });
+    expect(await resolve()).toEqual({ resolved: [], notHappened: [], stillUnknown: [] });
   });
 
-  it('a declined sale leaves no ledger row: the attempt stays unknown, the session failed', async () => {
+  it('a declined sale leaves no ledger row: pending for a day, then declared not to have happened', async () => {
     const s = await timedOutPayment('4000000000000002', 777);
     const report = await resolve();
     expect(report.resolved).toEqual([]);
     expect(report.stillUnknown).toHaveLength(1);
-    const d = await detail(s.id);
-    expect(d.status).toBe('failed');
+    let d = await detail(s.id);
+    expect(d.status).toBe('pending');
     expect(d.attempts.map((a) => a.status)).toEqual(['unknown']);
+
+    // 23 hours later: still not certain.
+    slow.clock.advance(23 * 3_600_000);
+    expect((await resolve()).stillUnknown).toEqual(report.stillUnknown);
+    // A day after the attempt, the ledger (searched through the day after it) has no sale.
+    slow.clock.advance(3_600_000);
+    expect((await resolve()).notHappened).toEqual(report.stillUnknown);
+    d = await detail(s.id);
+    expect(d.attempts[0]).toMatchObject({ status: 'failed', failureCode: 'try_again_later' });
+    // The session took payments again, and has expired meanwhile (30 minutes).
+    expect(d.status).toBe('expired');
+    slow.clock.reset(0);
+  });
+
+  it('two sessions with the same reference and amount: A’s sale is never B’s', async () => {
+    const ref = `ORDER-${Date.now()}`;
+    // A pays normally.
+    const a = await slow.createSession({ amount: 4_321, referenceTransaction: ref });
+    const key = await helper.publicKey((await helper.createSession()).clientSecret);
+    const aBody = await slow.payBody(a.clientSecret, '4000000000002701', {
+      method: 'credit',
+      encryptedCard: encryptWithKey(key, '4000000000002701'),
+    });
+    expect((await slow.pay(a.clientSecret, aBody)).body).toMatchObject({ status: 'succeeded' });
+    // B's pay is dropped before it reaches the gateway: its outcome is unknown to the BFF.
+    const b = await slow.createSession({ amount: 4_321, referenceTransaction: ref });
+    const bBody = await slow.payBody(b.clientSecret, '4000000000002701', {
+      method: 'credit',
+      encryptedCard: encryptWithKey(key, '4000000000002701'),
+    });
+    await slow.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: { method: 'POST', path: '/v1/payments', count: 1, drop: true },
+    });
+    expect((await slow.pay(b.clientSecret, bBody)).body).toEqual({ status: 'pending' });
+    const bAttempt = (await detail(b.id)).attempts[0]!.id;
+
+    const first = await resolve();
+    expect(first.resolved).not.toContain(bAttempt);
+    expect(first.stillUnknown).toContain(bAttempt);
+    expect((await detail(b.id)).status).toBe('pending');
+    // The merchant's reference stays readable in what the gateway got, beside the attempt.
+    const rows = (
+      await slow.sandbox.call(
+        'POST',
+        `/api/transaction/concil/search-by-operation-date?accountNumber=1001&startDate=${day(-1)}&endDate=${day(1)}`,
+        { token: await slow.sandbox.token('integration') },
+      )
+    ).body as { transactionReference: string }[];
+    const aAttempt = (await detail(a.id)).attempts[0]!.id;
+    expect(rows.map((r) => r.transactionReference)).toContain(`${ref}/${aAttempt}`);
+
+    // A day later B is declared not to have happened; never succeeded with A's payment.
+    slow.clock.advance(24 * 3_600_000);
+    const later = await resolve();
+    expect(later.notHappened).toContain(bAttempt);
+    const d = await detail(b.id);
+    expect(d.status).not.toBe('succeeded');
+    expect(d.payment).toBeNull();
+    slow.clock.reset(0);
+  });
+
+  it('the database refuses to link one sale to two attempts', async () => {
+    const a = await slow.createSession({ amount: 1_111 });
+    const key = await helper.publicKey((await helper.createSession()).clientSecret);
+    const body = await slow.payBody(a.clientSecret, '4000000000002701', {
+      method: 'credit',
+      encryptedCard: encryptWithKey(key, '4000000000002701'),
+    });
+    expect((await slow.pay(a.clientSecret, body)).body).toMatchObject({ status: 'succeeded' });
+    const sale = (await detail(a.id)).payment!;
+    const other = await slow.createSession({ amount: 1_111 });
+    const now = new Date().toISOString();
+    await slow.bff.ctx.db
+      .insertInto('payment_attempts')
+      .values({
+        id: 'pa_unique_index_probe',
+        session_id: other.id,
+        method: 'credit',
+        status: 'unknown',
+        failure_code: null,
+        return_code: null,
+        payment_id: null,
+        nsu: null,
+        authorization_code: null,
+        subscription_id: null,
+        amount: 1_111,
+        installments: 1,
+        created_at: now,
+        updated_at: now,
+        canceled_at: null,
+        gateway_reference: 'probe',
+        billing_id: null,
+        billing_status: null,
+        billing_amount: null,
+      })
+      .execute();
+    const codAuth = (
+      await slow.request('GET', `/v1/checkout-sessions/${a.id}`, { headers: merchant })
+    ).body as { payment: { authorizationCode: string } };
+    await expect(
+      slow.bff.ctx.db
+        .updateTable('payment_attempts')
+        .set({
+          status: 'succeeded',
+          nsu: sale.nsu,
+          authorization_code: codAuth.payment.authorizationCode,
+        })
+        .where('id', '=', 'pa_unique_index_probe')
+        .execute(),
+    ).rejects.toThrow(/unique|UNIQUE/);
   });
 
   it('an attempt is not looked up before it has settled', async () => {
@@ -128,6 +265,6 @@ describe('timed-out payments settled from the reconciliation ledger', () => {
       accountNumber: DEFAULT_CLIENT.accountNumber,
       settleAfterMs: 60 * 60_000,
     });
-    expect(report).toEqual({ resolved: [], stillUnknown: [] });
+    expect(report).toEqual({ resolved: [], notHappened: [], stillUnknown: [] });
   });
 });

@@ -20,10 +20,19 @@ describe('readBffEnv', () => {
   });
 
   it('looks timed-out payments up every minute by default; 0 turns it off; a negative is refused', () => {
-    expect(readBffEnv({}).resolver).toEqual({ intervalMs: 60_000, accountNumber: '1001' });
+    expect(readBffEnv({}).resolver).toEqual({
+      intervalMs: 60_000,
+      accountNumber: '1001',
+      strandedAfterMs: 2 * 30_000 + 60_000,
+    });
     expect(
-      readBffEnv({ BFF_RESOLVE_INTERVAL_MS: '0', BFF_WEBHOOK_ACCOUNT: '2002' }).resolver,
-    ).toEqual({ intervalMs: 0, accountNumber: '2002' });
+      readBffEnv({
+        BFF_RESOLVE_INTERVAL_MS: '0',
+        BFF_WEBHOOK_ACCOUNT: '2002',
+        GATEWAY_TIMEOUT_MS: '5000',
+        BFF_STRANDED_MARGIN_MS: '1000',
+      }).resolver,
+    ).toEqual({ intervalMs: 0, accountNumber: '2002', strandedAfterMs: 11_000 });
     expect(() => readBffEnv({ BFF_RESOLVE_INTERVAL_MS: '-5' })).toThrow(/BFF_RESOLVE_INTERVAL_MS/);
   });
 

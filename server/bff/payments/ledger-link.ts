@@ -1,0 +1,84 @@
+import { isUniqueViolation } from '../../lib/db';
+import type { BffContext } from '../context';
+import { markAttemptCanceled, transitionSession } from '../sessions/store';
+import { inboxDb } from '../webhooks/store';
+
+/** A sale of the gateway's reconciliation ledger (either search's row, reduced). */
+export interface LedgerSale {
+  nsu: string;
+  codAuth: string | null;
+  paymentId: string | null;
+  /** `A` approved, `B` blocked, `C` canceled. */
+  status: string;
+}
+
+/**
+ * Links a ledger sale to the unknown attempt whose gateway reference the sale carries (the
+ * proof: that reference was sent for this attempt only): the attempt and its session succeed,
+ * notifications of the sale that could not be matched before are linked, and a canceled sale
+ * marks the payment canceled. The database refuses a sale already linked to another attempt
+ * (unique index): then nothing changes. Resolves whether the attempt was linked.
+ */
+export async function linkSaleToAttempt(
+  ctx: BffContext,
+  attempt: { id: string; session_id: string },
+  sale: LedgerSale,
+  why: string,
+): Promise<boolean> {
+  const at = ctx.clock.now();
+  let updated: number;
+  try {
+    const res = await ctx.db
+      .updateTable('payment_attempts')
+      .set({
+        status: 'succeeded',
+        payment_id: sale.paymentId,
+        nsu: sale.nsu,
+        authorization_code: sale.codAuth,
+        return_code: '00',
+        failure_code: null,
+        updated_at: at.toISOString(),
+      })
+      .where('id', '=', attempt.id)
+      .where('status', '=', 'unknown')
+      .executeTakeFirst();
+    updated = Number(res.numUpdatedRows);
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    ctx.logger.error(
+      { event: 'payment.sale_already_linked', attemptId: attempt.id, nsu: sale.nsu },
+      'a ledger sale already linked to another attempt was not linked again',
+    );
+    return false;
+  }
+  if (updated !== 1) return false;
+  await transitionSession(
+    ctx.db,
+    attempt.session_id,
+    ['pending', 'processing', 'failed'],
+    'succeeded',
+    at,
+    { failure_code: null },
+  );
+  const early = await inboxDb(ctx.db)
+    .updateTable('webhook_inbox')
+    .set({ status: 'processed', attempt_id: attempt.id, processed_at: at.toISOString() })
+    .where('status', '=', 'unmatched')
+    .where('nsu', '=', sale.nsu)
+    .where('cod_auth', '=', sale.codAuth ?? '')
+    .returning(['new_value', 'moment'])
+    .execute();
+  const canceled = early.find((n) => n.new_value === 'Canceled');
+  if (sale.status === 'C') await markAttemptCanceled(ctx.db, attempt.id, canceled?.moment ?? at);
+  ctx.logger.warn(
+    {
+      event: 'payment.resolved',
+      attemptId: attempt.id,
+      sessionId: attempt.session_id,
+      paymentId: sale.paymentId,
+      by: why,
+    },
+    'a payment whose outcome was unknown did happen: attempt and session marked succeeded',
+  );
+  return true;
+}

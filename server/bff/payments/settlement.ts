@@ -1,0 +1,144 @@
+import type { Logger } from 'pino';
+import type { PaymentAuthorization } from '../../gateway/schemas';
+import type { FailureCode, PayResult, SessionStatus } from '../checkout-api';
+import type { BffContext } from '../context';
+import { endAttemptAsFailure, succeededResult } from '../sessions/service';
+import {
+  transitionSession,
+  updateAttempt,
+  type AttemptRow,
+  type SessionRow,
+} from '../sessions/store';
+import {
+  classifyMoneyCallError,
+  countsAsAttempt,
+  failureCodeOf,
+  type GatewayFailure,
+} from './outcomes';
+
+/**
+ * The states a session settles from once a gateway call answers: `processing`, or `pending`
+ * when another BFF process (or the resolver) already judged the call stranded meanwhile.
+ */
+export const SETTLES_FROM: readonly SessionStatus[] = ['processing', 'pending'];
+
+/** Marks the attempt (with what the gateway answered) and its session succeeded. */
+export async function succeed(
+  ctx: BffContext,
+  sessionId: string,
+  attemptId: string,
+  answer: Partial<
+    Pick<
+      AttemptRow,
+      | 'payment_id'
+      | 'nsu'
+      | 'authorization_code'
+      | 'return_code'
+      | 'billing_id'
+      | 'billing_status'
+      | 'billing_amount'
+    >
+  >,
+): Promise<PayResult> {
+  const now = ctx.clock.now();
+  await updateAttempt(ctx.db, attemptId, {
+    ...answer,
+    status: 'succeeded',
+    failure_code: null,
+    updated_at: now.toISOString(),
+  });
+  await transitionSession(ctx.db, sessionId, SETTLES_FROM, 'succeeded', now, {
+    failure_code: null,
+  });
+  const attempt = await ctx.db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('id', '=', attemptId)
+    .executeTakeFirstOrThrow();
+  return succeededResult(attempt);
+}
+
+export async function settleAuthorization(
+  ctx: BffContext,
+  row: SessionRow,
+  attemptId: string,
+  auth: PaymentAuthorization,
+  log: Logger,
+): Promise<PayResult> {
+  if (auth.returnCode !== '00') {
+    return settle(
+      ctx,
+      row,
+      attemptId,
+      {
+        kind: 'declined',
+        returnCode: auth.returnCode,
+        ids: {
+          paymentId: auth.paymentId,
+          authorizationCode: auth.authorizationCode,
+          nsu: auth.nsu ?? null,
+        },
+      },
+      log,
+    );
+  }
+  log.info({ paymentId: auth.paymentId }, 'payment succeeded');
+  return succeed(ctx, row.id, attemptId, {
+    payment_id: auth.paymentId,
+    nsu: auth.nsu ?? null,
+    authorization_code: auth.authorizationCode,
+    return_code: auth.returnCode,
+  });
+}
+
+/** A money call threw: a gateway failure settles the attempt; anything else is a bug. */
+export async function settleError(
+  ctx: BffContext,
+  row: SessionRow,
+  attemptId: string,
+  err: unknown,
+  log: Logger,
+): Promise<PayResult> {
+  const failure = classifyMoneyCallError(err);
+  if (!failure) {
+    // A bug, not a gateway answer. The request may have left: the outcome is unknown.
+    await settle(ctx, row, attemptId, { kind: 'unknown' }, log);
+    throw err;
+  }
+  return settle(ctx, row, attemptId, failure, log);
+}
+
+export async function settle(
+  ctx: BffContext,
+  row: SessionRow,
+  attemptId: string,
+  failure: GatewayFailure,
+  log: Logger,
+): Promise<PayResult> {
+  if (failure.kind === 'unknown') {
+    // The request may have reached the gateway: never retried. The session waits `pending`
+    // (no new payment) until the resolver finds the truth in the gateway's ledger.
+    log.warn({ outcome: 'unknown' }, 'payment outcome unknown: pending until confirmed');
+    const now = ctx.clock.now();
+    await updateAttempt(ctx.db, attemptId, {
+      status: 'unknown',
+      failure_code: null,
+      updated_at: now.toISOString(),
+    });
+    await transitionSession(ctx.db, row.id, 'processing', 'pending', now, { failure_code: null });
+    return { status: 'pending' };
+  }
+  const code: FailureCode = failureCodeOf(failure);
+  log.info({ outcome: failure.kind, failureCode: code }, 'payment not approved');
+  if (failure.kind === 'declined' && failure.ids) {
+    await updateAttempt(ctx.db, attemptId, {
+      payment_id: failure.ids.paymentId,
+      authorization_code: failure.ids.authorizationCode,
+      nsu: failure.ids.nsu,
+    });
+  }
+  return endAttemptAsFailure(ctx, row, attemptId, code, countsAsAttempt(failure), SETTLES_FROM, {
+    status: failure.kind === 'declined' ? 'declined' : 'failed',
+    ...(failure.kind === 'declined' ? { returnCode: failure.returnCode } : {}),
+  });
+}

@@ -1,0 +1,102 @@
+import type { Logger } from 'pino';
+import type { Billing, CardInfo } from '../../gateway/schemas';
+import type { FailureCode, PayResult } from '../checkout-api';
+import type { BffContext } from '../context';
+import { endAttemptAsFailure } from '../sessions/service';
+import { updateAttempt, type SessionRow } from '../sessions/store';
+import { firstBillingFailure, firstBillingOf } from '../subscriptions/service';
+import { classifyGatewayError } from './outcomes';
+import { orderNumberOf } from './pay-common';
+import { settleError, SETTLES_FROM, succeed } from './settlement';
+
+/**
+ * A plan session: the card goes to the gateway's vault and a subscription to the plan is
+ * created with the attempt's order number; the gateway then runs the billings (the first one
+ * at once unless the plan has a trial). The first billing's evidence is kept on the attempt.
+ */
+export async function subscribe(
+  ctx: BffContext,
+  row: SessionRow,
+  planId: string,
+  attemptId: string,
+  cardInfo: CardInfo,
+  log: Logger,
+): Promise<PayResult> {
+  let subscriptionId: string;
+  try {
+    const { vaultId } = await ctx.gateway.vaultCard(
+      {
+        cardInfo: {
+          encryptedCard: cardInfo.encryptedCard!,
+          cardholderName: cardInfo.cardholderName,
+          ...(cardInfo.brand ? { brand: cardInfo.brand } : {}),
+        },
+      },
+      { idempotencyKey: `${attemptId}-vault` },
+    );
+    subscriptionId = await ctx.gateway.createSubscription(
+      { vaultId, planId, orderNumber: orderNumberOf(attemptId) },
+      { idempotencyKey: attemptId },
+    );
+  } catch (err) {
+    return settleError(ctx, row, attemptId, err, log);
+  }
+  await updateAttempt(ctx.db, attemptId, { subscription_id: subscriptionId });
+  let billing: Billing | null = null;
+  try {
+    billing = await firstBillingOf(ctx, subscriptionId);
+  } catch (err) {
+    if (!classifyGatewayError(err)) throw err;
+    log.warn({ subscriptionId }, 'first billing could not be read');
+  }
+  log.info({ subscriptionId, billingStatus: billing?.status ?? null }, 'subscription created');
+  return settleSubscription(ctx, row, attemptId, subscriptionId, billing, log);
+}
+
+/**
+ * Settles a subscription attempt from its first billing (pay, or the resolver after a crash).
+ * A billing that was not paid cancels the subscription and tells the shopper why; a Paid
+ * billing, none yet (a trial) or one that could not be read leaves the subscription standing.
+ */
+export async function settleSubscription(
+  ctx: BffContext,
+  row: SessionRow,
+  attemptId: string,
+  subscriptionId: string,
+  billing: Billing | null,
+  log: Logger,
+): Promise<PayResult> {
+  const evidence = billing
+    ? {
+        subscription_id: subscriptionId,
+        billing_id: billing.id,
+        billing_status: billing.status,
+        billing_amount: Math.round(Number(billing.amount) * 100),
+      }
+    : { subscription_id: subscriptionId };
+  const code = billing ? firstBillingFailure(billing.status) : null;
+  if (!code) return succeed(ctx, row.id, attemptId, evidence);
+  await updateAttempt(ctx.db, attemptId, evidence);
+  await cancelSubscription(ctx, subscriptionId, code, log);
+  return endAttemptAsFailure(ctx, row, attemptId, code, true, SETTLES_FROM, {
+    status: 'declined',
+  });
+}
+
+async function cancelSubscription(
+  ctx: BffContext,
+  subscriptionId: string,
+  code: FailureCode,
+  log: Logger,
+): Promise<void> {
+  log.info({ subscriptionId, failureCode: code }, 'first billing not paid');
+  try {
+    await ctx.gateway.setSubscriptionStatus(
+      { subscriptionId, status: 'Canceled' },
+      { timeoutMs: 10_000 },
+    );
+  } catch (err) {
+    if (!classifyGatewayError(err)) throw err;
+    log.error({ subscriptionId }, 'subscription with an unpaid first billing not canceled');
+  }
+}

@@ -1,0 +1,150 @@
+import type { ConcilInstallmentRow } from '../../gateway/schemas';
+import type { BffContext } from '../context';
+import { linkSaleToAttempt } from '../payments/ledger-link';
+import { classifyGatewayError } from '../payments/outcomes';
+import { markAttemptCanceled, updateAttempt } from '../sessions/store';
+import { inboxDb, type InboxTables } from './store';
+
+type InboxRow = InboxTables['webhook_inbox'];
+
+/** Confirmations tried before a notification is left `unverified`. */
+export const MAX_CONFIRM_TRIES = 8;
+/** Pause before the second try, doubled for each next one (at most an hour). */
+export const FIRST_RETRY_MS = 30_000;
+const MAX_RETRY_MS = 60 * 60_000;
+
+/** Whether the ledger's sale agrees with what the notification says happened. */
+function agrees(newValue: string, sale: ConcilInstallmentRow[]): boolean {
+  if (sale.length === 0) return false;
+  // Canceled is irreversible: every installment must say so. Blocked: at least one is.
+  if (newValue === 'Canceled') return sale.every((r) => r.installmentStatus === 'C');
+  if (newValue === 'Blocked') return sale.some((r) => r.installmentStatus !== 'A');
+  // Authorized, Paid: the sale exists (Paid moves no money state of ours).
+  return true;
+}
+
+type Outcome =
+  | { kind: 'applied'; attemptId: string; sessionId: string }
+  | { kind: 'unmatched' }
+  | { kind: 'unconfirmed'; reason: string };
+
+/**
+ * Confirms one notification against the gateway's ledger (search by NSU and authorization
+ * code) and applies it only then: nothing moves on the notification's word alone. The
+ * attempt is the one that holds the sale (NSU + code); else the one whose gateway reference
+ * the sale carries (the proof that links a payment whose answer was lost, or a
+ * subscription's first billing).
+ */
+async function confirmAndApply(ctx: BffContext, row: InboxRow): Promise<Outcome> {
+  let sale: ConcilInstallmentRow[];
+  try {
+    sale = await ctx.gateway.searchConcilByCode(
+      { accountNumber: ctx.config.accountNumber, nsu: row.nsu, codAuth: row.cod_auth },
+      { timeoutMs: 10_000 },
+    );
+  } catch (err) {
+    if (!classifyGatewayError(err)) throw err;
+    return { kind: 'unconfirmed', reason: 'the gateway could not be read' };
+  }
+  sale = sale.filter((r) => r.nsu === row.nsu && (r.codAuth ?? '') === row.cod_auth);
+  if (!agrees(row.new_value, sale)) {
+    return { kind: 'unconfirmed', reason: 'the ledger does not show it' };
+  }
+  let attempt = await ctx.db
+    .selectFrom('payment_attempts')
+    .select(['id', 'session_id'])
+    .where('nsu', '=', row.nsu)
+    .where('authorization_code', '=', row.cod_auth)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  if (!attempt) attempt = await attemptByReference(ctx, row, sale);
+  if (!attempt) return { kind: 'unmatched' };
+  if (row.new_value === 'Canceled') await markAttemptCanceled(ctx.db, attempt.id, row.moment);
+  return { kind: 'applied', attemptId: attempt.id, sessionId: attempt.session_id };
+}
+
+async function attemptByReference(
+  ctx: BffContext,
+  row: InboxRow,
+  sale: ConcilInstallmentRow[],
+): Promise<{ id: string; session_id: string } | undefined> {
+  const reference = sale[0]!.transactionReference;
+  if (!reference) return undefined;
+  const a = await ctx.db
+    .selectFrom('payment_attempts')
+    .select(['id', 'session_id', 'status', 'subscription_id', 'nsu'])
+    .where('gateway_reference', '=', reference)
+    .executeTakeFirst();
+  if (!a) return undefined;
+  const paymentId = sale[0]!.transactionPaymentIdWeb ?? null;
+  if (a.status === 'unknown' && !a.subscription_id) {
+    const status = sale.every((r) => r.installmentStatus === 'C') ? 'C' : 'A';
+    const linked = await linkSaleToAttempt(
+      ctx,
+      a,
+      { nsu: row.nsu, codAuth: row.cod_auth, paymentId, status },
+      'webhook',
+    );
+    return linked ? a : undefined;
+  }
+  if (a.status === 'succeeded' && a.subscription_id && a.nsu === null) {
+    // The first billing of the subscription the attempt created: its evidence.
+    await updateAttempt(ctx.db, a.id, {
+      nsu: row.nsu,
+      authorization_code: row.cod_auth,
+      payment_id: paymentId,
+    });
+    return a;
+  }
+  return undefined;
+}
+
+/** Processes one `received` notification: applied, unmatched, or tried again later. */
+export async function processNotification(ctx: BffContext, row: InboxRow): Promise<void> {
+  const outcome = await confirmAndApply(ctx, row);
+  const now = ctx.clock.now();
+  const key = (q: ReturnType<typeof update>) =>
+    q
+      .where('movement_id', '=', row.movement_id)
+      .where('body_hash', '=', row.body_hash)
+      .where('status', '=', 'received');
+  const update = () => inboxDb(ctx.db).updateTable('webhook_inbox');
+  const log = { movementId: Number(row.movement_id), newValue: row.new_value };
+  if (outcome.kind === 'unconfirmed') {
+    const tries = Number(row.tries) + 1;
+    const gaveUp = tries >= MAX_CONFIRM_TRIES;
+    const wait = Math.min(FIRST_RETRY_MS * 2 ** (tries - 1), MAX_RETRY_MS);
+    await key(
+      update().set({
+        tries,
+        ...(gaveUp
+          ? { status: 'unverified', processed_at: now.toISOString(), next_try_at: null }
+          : { next_try_at: new Date(now.getTime() + wait).toISOString() }),
+      }),
+    ).execute();
+    ctx.logger.warn(
+      { event: gaveUp ? 'webhook.unverified' : 'webhook.unconfirmed', ...log, tries },
+      `webhook not confirmed by the gateway (${outcome.reason}): ${gaveUp ? 'left unverified, nothing applied' : 'tried again later'}`,
+    );
+    return;
+  }
+  const applied = outcome.kind === 'applied';
+  await key(
+    update().set({
+      status: applied ? 'processed' : 'unmatched',
+      processed_at: now.toISOString(),
+      attempt_id: applied ? outcome.attemptId : null,
+      tries: Number(row.tries) + 1,
+      next_try_at: null,
+    }),
+  ).execute();
+  ctx.logger.info(
+    {
+      event: 'webhook.processed',
+      ...log,
+      attemptId: applied ? outcome.attemptId : null,
+      sessionId: applied ? outcome.sessionId : null,
+    },
+    applied ? 'webhook confirmed and applied' : 'webhook for a payment this BFF did not make',
+  );
+}
