@@ -57,27 +57,50 @@ async function confirmAndApply(ctx: BffContext, row: InboxRow): Promise<Outcome>
     .where('authorization_code', '=', row.cod_auth)
     .orderBy('created_at', 'desc')
     .executeTakeFirst();
-  if (!attempt) attempt = await attemptByReference(ctx, row, sale);
+  if (!attempt) {
+    const byReference = await attemptByReference(ctx, row, sale);
+    if (byReference === 'later') {
+      return { kind: 'unconfirmed', reason: 'its subscription is still being created' };
+    }
+    attempt = byReference;
+  }
   if (!attempt) return { kind: 'unmatched' };
   if (row.new_value === 'Canceled') await markAttemptCanceled(ctx.db, attempt.id, row.moment);
   return { kind: 'applied', attemptId: attempt.id, sessionId: attempt.session_id };
 }
 
+/**
+ * The attempt whose gateway reference the sale carries, linked to the sale on the way: an
+ * unknown payment attempt succeeds (the reference is the proof), a subscription attempt gets
+ * its first billing's NSU and code. `later` while a subscription is still being created.
+ */
 async function attemptByReference(
   ctx: BffContext,
   row: InboxRow,
   sale: ConcilInstallmentRow[],
-): Promise<{ id: string; session_id: string } | undefined> {
+): Promise<{ id: string; session_id: string } | 'later' | undefined> {
   const reference = sale[0]!.transactionReference;
   if (!reference) return undefined;
   const a = await ctx.db
-    .selectFrom('payment_attempts')
-    .select(['id', 'session_id', 'status', 'subscription_id', 'nsu'])
-    .where('gateway_reference', '=', reference)
+    .selectFrom('payment_attempts as a')
+    .innerJoin('checkout_sessions as s', 's.id', 'a.session_id')
+    .select([
+      'a.id',
+      'a.session_id',
+      'a.status',
+      'a.subscription_id',
+      'a.nsu',
+      'a.authorization_code',
+      's.plan_id',
+    ])
+    .where('a.gateway_reference', '=', reference)
     .executeTakeFirst();
   if (!a) return undefined;
+  // Linked meanwhile (the pay call that made it has just answered).
+  if (a.nsu === row.nsu && a.authorization_code === row.cod_auth) return a;
   const paymentId = sale[0]!.transactionPaymentIdWeb ?? null;
-  if (a.status === 'unknown' && !a.subscription_id) {
+  if (a.plan_id && a.status === 'unknown') return 'later';
+  if (a.status === 'unknown') {
     const status = sale.every((r) => r.installmentStatus === 'C') ? 'C' : 'A';
     const linked = await linkSaleToAttempt(
       ctx,

@@ -44,7 +44,7 @@ async function list(query = ''): Promise<WebhookNotificationItem[]> {
 }
 
 describe('GET /v1/webhook-notifications', () => {
-  it('lists a delivered notification with its processing state; unmatched has no session', async () => {
+  it('lists a delivered notification with its processing state; unconfirmed has no session', async () => {
     await deliver(notification());
     const items = await list();
     expect(items).toEqual([
@@ -58,8 +58,9 @@ describe('GET /v1/webhook-notifications', () => {
         oldValue: '',
         newValue: 'Authorized',
         receivedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) as unknown,
-        status: 'unmatched',
-        processedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) as unknown,
+        // The gateway's ledger does not know this sale: waiting for confirmation.
+        status: 'received',
+        processedAt: null,
         duplicates: 0,
         sessionId: null,
       },

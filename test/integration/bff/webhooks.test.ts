@@ -121,7 +121,8 @@ describe('gateway → BFF over loopback', () => {
       .select(['status', 'attempt_id'])
       .where('movement_id', '=', 900_000_005)
       .executeTakeFirstOrThrow();
-    expect(row).toEqual({ status: 'unmatched', attempt_id: null });
+    // The ledger has no sale with that code: not confirmed, nothing applied, tried later.
+    expect(row).toEqual({ status: 'received', attempt_id: null });
     const d = await t.request('GET', `/v1/checkout-sessions/${session.id}`, { headers: merchant });
     expect((d.body as { payment: { canceledAt: string | null } }).payment.canceledAt).toBeNull();
   });
@@ -170,9 +171,9 @@ describe('the receiver', () => {
       .where('movement_id', '=', 900_000_010)
       .execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ duplicates: 2, status: 'unmatched' });
+    expect(rows[0]).toMatchObject({ duplicates: 2, status: 'received', tries: 1 });
     const processed = t.logs.filter(
-      (l) => l.includes('"webhook.processed"') && l.includes('"movementId":900000010'),
+      (l) => l.includes('"webhook.unconfirmed"') && l.includes('"movementId":900000010'),
     );
     expect(processed).toHaveLength(1);
   });

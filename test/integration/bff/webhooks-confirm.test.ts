@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PayResult } from '../../../server/bff/checkout-api';
+import { MAX_CONFIRM_TRIES } from '../../../server/bff/webhooks/confirm';
+import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
+import { inboxDb } from '../../../server/bff/webhooks/store';
+import { MERCHANT_ORIGIN, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+
+// Webhooks move money state only once the gateway's ledger confirms them (issue 9 §3, §6).
+let t: TestBff;
+const basic = `Basic ${Buffer.from('gateway:gateway').toString('base64')}`;
+const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
+
+beforeAll(async () => {
+  t = await startBff({ config: { payRateLimitPerMinute: 10_000 } });
+  const res = await t.sandbox.call('POST', '/api/webhooks/subscriptions?accountNumber=1001', {
+    token: await t.sandbox.token('integration'),
+    body: { url: `${t.url}/webhooks/gateway`, basicAuth: basic.slice(6) },
+  });
+  expect(res.status).toBe(200);
+});
+afterAll(() => t.close());
+
+const inbox = () => inboxDb(t.bff.ctx.db);
+const receiver = () => webhookReceiverOf(t.bff.ctx);
+
+async function until<T>(fn: () => Promise<T | undefined | false>, ms = 12_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+interface Payment {
+  paymentId: string;
+  nsu: string;
+  authorizationCode: string;
+  canceledAt: string | null;
+}
+const payment = async (sessionId: string) =>
+  (
+    (await t.request('GET', `/v1/checkout-sessions/${sessionId}`, { headers: merchant })).body as {
+      payment: Payment;
+    }
+  ).payment;
+
+async function pay(body: Record<string, unknown> = { amount: 6_100 }) {
+  const s = await t.createSession(body);
+  const res = await t.pay(
+    s.clientSecret,
+    await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' }),
+  );
+  expect((res.body as PayResult).status).toBe('succeeded');
+  return { sessionId: s.id, ...(await payment(s.id)) };
+}
+
+const deliver = async (body: Record<string, unknown>) => {
+  const res = await t.request('POST', '/webhooks/gateway', {
+    body: {
+      installmentNumber: 1,
+      moment: '2026-05-01T10:00:00.000-03:00',
+      type: 'TransactionStatus',
+      oldValue: '',
+      ...body,
+    },
+    headers: { authorization: basic },
+  });
+  expect(res.status).toBe(200);
+};
+
+const rowsOf = (movementId: number) =>
+  inbox()
+    .selectFrom('webhook_inbox')
+    .selectAll()
+    .where('movement_id', '=', movementId)
+    .orderBy('received_at')
+    .execute();
+
+/** Runs the confirmation retries until none is left (the BFF clock jumps past each wait). */
+async function exhaustRetries() {
+  for (let i = 0; i < MAX_CONFIRM_TRIES + 1; i++) {
+    t.clock.advance(2 * 3_600_000);
+    await receiver().processAll();
+  }
+}
+
+describe('webhooks confirmed against the gateway before they apply', () => {
+  it('forged movementIds ahead of the gateway’s do not hide its real movements', async () => {
+    const deliveries = await t.sandbox.call('GET', '/__sandbox/webhook-deliveries?limit=1', {
+      token: null,
+    });
+    const last = (deliveries.body as { items: { id: number }[] }).items[0]?.id ?? 0;
+    for (let id = last + 1; id <= last + 5; id++) {
+      await deliver({ movementId: id, nsu: `99${id}`, codAuth: 'FORGED', newValue: 'Authorized' });
+    }
+    await receiver().idle();
+    const p = await pay();
+    // The gateway's own movement for this payment carries one of the forged ids.
+    const real = await until(() =>
+      inbox()
+        .selectFrom('webhook_inbox')
+        .selectAll()
+        .where('nsu', '=', p.nsu)
+        .where('status', '=', 'processed')
+        .executeTakeFirst(),
+    );
+    expect(Number(real.movement_id)).toBe(last + 1);
+    expect(real.attempt_id).toMatch(/^pa_/);
+    const both = await rowsOf(last + 1);
+    expect(both).toHaveLength(2);
+    expect(both.map((r) => r.conflict)).toEqual([1, 1]);
+    const forged = both.find((r) => r.nsu !== p.nsu)!;
+    // The forged body is kept but applies nothing: the ledger does not know it.
+    expect(forged).toMatchObject({ status: 'received', attempt_id: null });
+    expect(t.logs.some((l) => l.includes('"webhook.conflict"'))).toBe(true);
+    await exhaustRetries();
+    expect((await rowsOf(last + 1)).find((r) => r.nsu !== p.nsu)?.status).toBe('unverified');
+    t.clock.reset(0);
+  });
+
+  it('a forged Canceled with the real NSU and code never cancels an approved payment', async () => {
+    const p = await pay({ amount: 6_200 });
+    await deliver({
+      movementId: 700_000_001,
+      nsu: p.nsu,
+      codAuth: p.authorizationCode,
+      oldValue: 'Authorized',
+      newValue: 'Canceled',
+    });
+    await receiver().idle();
+    expect((await rowsOf(700_000_001))[0]).toMatchObject({ status: 'received', tries: 1 });
+    expect((await payment(p.sessionId)).canceledAt).toBeNull();
+    await exhaustRetries();
+    const [row] = await rowsOf(700_000_001);
+    expect(row).toMatchObject({ status: 'unverified', tries: MAX_CONFIRM_TRIES, attempt_id: null });
+    expect((await payment(p.sessionId)).canceledAt).toBeNull();
+    expect(t.logs.some((l) => l.includes('"webhook.unverified"'))).toBe(true);
+    t.clock.reset(0);
+
+    // The same notice once the gateway did cancel it (its ledger says C) applies.
+    const ctl = (path: string, body: unknown) =>
+      t.sandbox.call('POST', `/__sandbox${path}`, { token: null, body });
+    const open = await ctl('/cancellation-requests', { paymentId: p.paymentId, description: 'x' });
+    const id = (open.body as { id: string }).id;
+    await ctl(`/cancellation-requests/${id}/decide`, { status: 'APROVADO' });
+    await ctl(`/cancellation-requests/${id}/decide`, { status: 'CANCELADO' });
+    const canceled = await until(async () => (await payment(p.sessionId)).canceledAt);
+    expect(canceled).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+
+  it('a subscription’s first billing notification is linked to its checkout session', async () => {
+    const plan = await t.sandbox.call('POST', '/v1/recurrences/plans', {
+      body: {
+        name: 'Evidence monthly',
+        description: 'Evidence monthly membership',
+        paymentMethod: 'CreditCard',
+        amount: 29.9,
+        planType: 'Monthly',
+      },
+    });
+    expect(plan.status).toBe(200);
+    const s = await t.request('POST', '/v1/checkout-sessions', {
+      headers: merchant,
+      body: { origin: MERCHANT_ORIGIN, planId: plan.body as string },
+    });
+    const created = s.body as { id: string; clientSecret: string };
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000002701', { method: 'credit' }),
+    );
+    const result = res.body as Extract<PayResult, { status: 'succeeded' }>;
+    expect(result.status).toBe('succeeded');
+    expect(result.payment.paymentId).not.toBe('');
+    const p = await payment(created.id);
+    // Delivered while the subscription was being created: confirmed at the next round.
+    await until(() =>
+      inbox()
+        .selectFrom('webhook_inbox')
+        .select('status')
+        .where('nsu', '=', p.nsu)
+        .executeTakeFirst(),
+    );
+    await receiver().idle();
+    t.clock.advance(60_000);
+    await receiver().processAll();
+    t.clock.reset(0);
+    const notices = await until(async () => {
+      const list = await t.request('GET', '/v1/webhook-notifications?limit=50', {
+        headers: merchant,
+      });
+      const items = (
+        list.body as { items: { nsu: string; status: string; sessionId: string | null }[] }
+      ).items.filter((n) => n.nsu === p.nsu && n.status !== 'received');
+      return items.length > 0 ? items : undefined;
+    });
+    expect(notices[0]).toMatchObject({ status: 'processed', sessionId: created.id });
+  });
+});
