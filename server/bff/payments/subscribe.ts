@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { MS } from '../../lib/clock';
 import type { Billing, CardInfo } from '../../gateway/schemas';
 import type { FailureCode, PayResult } from '../checkout-api';
 import type { BffContext } from '../context';
@@ -75,12 +76,47 @@ export async function settleSubscription(
       }
     : { subscription_id: subscriptionId };
   const code = billing ? firstBillingFailure(billing.status) : null;
-  if (!code) return succeed(ctx, row.id, attemptId, evidence);
+  if (!code) {
+    const sale = billing?.status === 'Paid' ? await firstBillingSale(ctx, attemptId, log) : {};
+    return succeed(ctx, row.id, attemptId, { ...evidence, ...sale });
+  }
   await updateAttempt(ctx.db, attemptId, evidence);
   await cancelSubscription(ctx, subscriptionId, code, log);
   return endAttemptAsFailure(ctx, row, attemptId, code, true, SETTLES_FROM, {
     status: 'declined',
   });
+}
+
+/**
+ * The first billing's sale in the gateway's ledger (its reference is the order number): the
+ * NSU, authorization code and payment id the shopper and the merchant are shown. Best effort:
+ * when the ledger cannot be read now, the billing's Authorized notification brings them.
+ */
+async function firstBillingSale(
+  ctx: BffContext,
+  attemptId: string,
+  log: Logger,
+): Promise<{ nsu?: string; authorization_code?: string | null; payment_id?: string | null }> {
+  const reference = orderNumberOf(attemptId);
+  const now = ctx.clock.now().getTime();
+  const day = (offset: number) => new Date(now + offset * MS.day).toISOString().slice(0, 10);
+  try {
+    const rows = await ctx.gateway.searchConcilByOperationDate(
+      { accountNumber: ctx.config.accountNumber, startDate: day(-1), endDate: day(1) },
+      { timeoutMs: 5_000 },
+    );
+    const sale = rows.find((r) => r.transactionReference === reference);
+    if (!sale) return {};
+    return {
+      nsu: sale.nsu,
+      authorization_code: sale.codAuth ?? null,
+      payment_id: sale.transactionPaymentIdWeb ?? null,
+    };
+  } catch (err) {
+    if (!classifyGatewayError(err)) throw err;
+    log.warn({ attemptId }, 'first billing sale not read from the ledger yet');
+    return {};
+  }
 }
 
 async function cancelSubscription(

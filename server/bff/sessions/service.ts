@@ -337,6 +337,7 @@ export async function sessionDetail(ctx: BffContext, row: SessionRow) {
       installments: a.installments,
       createdAt: a.created_at,
       canceledAt: a.canceled_at,
+      firstBilling: firstBillingOf(a),
     })),
     payment: succeeded
       ? {
@@ -348,9 +349,26 @@ export async function sessionDetail(ctx: BffContext, row: SessionRow) {
           amount: succeeded.amount,
           installments: succeeded.installments,
           canceledAt: succeeded.canceled_at,
+          firstBilling: firstBillingOf(succeeded),
         }
       : null,
     paymentIds: attempts.flatMap((a) => (a.payment_id ? [a.payment_id] : [])),
+  };
+}
+
+/**
+ * A subscription attempt's first billing, as the gateway reported it when the subscription was
+ * made (its NSU and authorization code are the attempt's); null for a plain payment.
+ */
+export function firstBillingOf(a: AttemptRow) {
+  if (!a.billing_id) return null;
+  return {
+    id: a.billing_id,
+    status: a.billing_status,
+    amount: a.billing_amount === null ? null : Number(a.billing_amount),
+    nsu: a.nsu,
+    authorizationCode: a.authorization_code,
+    paymentId: a.payment_id,
   };
 }
 

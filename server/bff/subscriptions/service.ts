@@ -2,6 +2,7 @@ import type { Billing, BillingStatus, Subscription } from '../../gateway/schemas
 import type { FailureCode } from '../checkout-api';
 import type { BffContext } from '../context';
 import { classifyGatewayError } from '../payments/outcomes';
+import { firstBillingOf as firstBillingEvidence } from '../sessions/service';
 
 /** Billings read per search page (the gateway's maximum) and pages read at most. */
 const BILLING_PAGE = 100;
@@ -52,6 +53,8 @@ export interface SubscriptionListItem {
   orderNumber: string;
   createdDate: string;
   sessionId: string;
+  /** The first billing's evidence kept by the checkout (null when none was charged yet). */
+  firstBilling: ReturnType<typeof firstBillingEvidence>;
   plan: { id: string; name: string; amount: number; planType: string };
   billings: {
     id: string;
@@ -74,7 +77,7 @@ export async function listSubscriptions(
 ): Promise<{ ok: true; items: SubscriptionListItem[] } | { ok: false }> {
   const rows = await ctx.db
     .selectFrom('payment_attempts')
-    .select(['subscription_id', 'session_id'])
+    .selectAll()
     .where('subscription_id', 'is not', null)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -99,6 +102,7 @@ export async function listSubscriptions(
         orderNumber: sub.orderNumber,
         createdDate: sub.createdDate,
         sessionId: row.session_id,
+        firstBilling: firstBillingEvidence(row),
         plan: {
           id: sub.plan.id,
           name: sub.plan.name,

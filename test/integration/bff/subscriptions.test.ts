@@ -97,16 +97,45 @@ describe('subscription checkout (planId)', () => {
     const subscriptionId = result.payment.subscriptionId!;
     expect(subscriptionId).toEqual(expect.any(String));
     const sub = await t.sandbox.call('GET', `/v1/recurrences/subscriptions/${subscriptionId}`);
-    expect(sub.body).toMatchObject({ id: subscriptionId, status: 'Active', orderNumber: 'sub-42' });
-    expect((sub.body as { plan: { id: string } }).plan.id).toBe(planId);
     const detail = await t.request('GET', `/v1/checkout-sessions/${created.id}`, {
       headers: merchant,
     });
+    const attemptId = (detail.body as { attempts: { id: string }[] }).attempts[0]!.id;
+    // The order number names the attempt (its id's last ten), so the billings lead back to it.
+    expect(sub.body).toMatchObject({
+      id: subscriptionId,
+      status: 'Active',
+      orderNumber: attemptId.slice(-10),
+    });
+    expect((sub.body as { plan: { id: string } }).plan.id).toBe(planId);
     expect(detail.body).toMatchObject({
       status: 'succeeded',
       plan: { id: planId },
       payment: { subscriptionId },
     });
+    // The first billing's evidence: billing id, status, amount, and its sale's NSU, code and
+    // payment id from the gateway's ledger, also in what the shopper's page was told.
+    const payment = (
+      detail.body as {
+        payment: {
+          paymentId: string;
+          nsu: string;
+          authorizationCode: string;
+          firstBilling: Record<string, unknown>;
+        };
+      }
+    ).payment;
+    expect(payment.firstBilling).toEqual({
+      id: expect.any(String) as unknown,
+      status: 'Paid',
+      amount: 4990,
+      nsu: expect.stringMatching(/.+/) as unknown,
+      authorizationCode: expect.stringMatching(/.+/) as unknown,
+      paymentId: expect.stringMatching(/.+/) as unknown,
+    });
+    expect(payment.nsu).toBe(payment.firstBilling.nsu);
+    expect(result.payment.paymentId).toBe(payment.paymentId);
+    expect(result.payment.authorizationCode).toBe(payment.authorizationCode);
   });
 
   it('a card the vault refuses leaves the session open with an attempt used', async () => {
@@ -203,7 +232,17 @@ describe('subscription checkout (planId)', () => {
       sessionId: created.id,
       plan: { id: planId, name: 'Gold monthly', amount: 4990, planType: 'Monthly' },
       billings: [{ status: 'Paid', amount: 4990, installment: 1 }],
+      firstBilling: {
+        status: 'Paid',
+        amount: 4990,
+        nsu: expect.stringMatching(/.+/) as unknown,
+        authorizationCode: expect.stringMatching(/.+/) as unknown,
+      },
     });
+    const billingId = (items[0] as unknown as { billings: { id: string }[] }).billings[0]!.id;
+    expect((items[0] as unknown as { firstBilling: { id: string } }).firstBilling.id).toBe(
+      billingId,
+    );
     // The declined subscriptions are listed too, canceled.
     expect(items.some((s) => s.status === 'Canceled')).toBe(true);
     expect(new Set(items.map((s) => s.id)).size).toBe(items.length);
