@@ -42,7 +42,12 @@ async function receiverProcess(dbFile: string): Promise<void> {
   const { db, close } = await openDb<BffDb>({ url: dbFile });
   const { app, ctx } = await createBffApp({
     db,
-    gateway: {} as BffGateway, // the receiver makes no gateway calls
+    // The receiver's one gateway call: the ledger confirms each notification (a double that
+    // confirms at once: this measures the receiver, not the gateway).
+    gateway: {
+      searchConcilByCode: (q: { nsu: string; codAuth: string }) =>
+        Promise.resolve([{ nsu: q.nsu, codAuth: q.codAuth, installmentStatus: 'A' }]),
+    } as unknown as BffGateway,
     config: defaultBffConfig({ webhook: { user: 'gateway', password: PASSWORD } }),
   });
   const server = await listen(app);

@@ -293,6 +293,13 @@ describe('POST /checkout/api/pay', () => {
       error: { code: 'session_expired', retryable: false },
       attemptsLeft: 0,
     });
+    const view = (await t.frame(s.clientSecret, 'GET', '/checkout/api/session'))
+      .body as PublicSession;
+    expect(view).toMatchObject({
+      status: 'expired',
+      attemptsLeft: 0,
+      outcome: { error: { retryable: false }, attemptsLeft: 0 },
+    });
   });
 });
 
