@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResult } from '../../../server/bff/checkout-api';
+import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import {
   MERCHANT_ORIGIN,
   MERCHANT_SECRET,
@@ -151,6 +152,33 @@ describe('3DS challenge', () => {
       attemptsLeft: 2,
     });
     expect(await sessionStatus(s.id)).toBe('open');
+  });
+
+  it('a 5xx from the validate call: pending (it may have charged), then settled from the ledger', async () => {
+    const { s, challenge } = await startChallenge();
+    const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
+    expect((await postForm(acsAnswer.action, acsAnswer.fields)).status).toBe(200);
+    await t.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: { method: 'POST', path: '/v1/payments/3ds/validate', count: 1, status: 500 },
+    });
+    const done = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+      body: {
+        challengeId: challenge.challengeId,
+        encryptedCard: await t.encryptCard(s.clientSecret, '4000000000002503'),
+      },
+    });
+    // Not "try again later": the shopper is told the payment is being confirmed.
+    expect(done.body).toEqual({ status: 'pending' });
+    expect(await sessionStatus(s.id)).toBe('pending');
+    const view = await t.frame(s.clientSecret, 'GET', '/checkout/api/session');
+    expect(view.body).toMatchObject({ status: 'pending', attemptsLeft: 0 });
+    // The sandbox's 500 came before it charged: no sale. A day later that is certain.
+    t.clock.advance(24 * 3_600_000 + 60_000);
+    const report = await resolveUnknownAttempts(t.bff.ctx, { accountNumber: '1001' });
+    expect(report.notHappened).toHaveLength(1);
+    expect(await sessionStatus(s.id)).toBe('expired');
+    t.clock.reset(0);
   });
 
   it('refuses a TermUrl post with a wrong MD, and complete before an answer', async () => {
