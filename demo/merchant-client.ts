@@ -18,6 +18,10 @@ export const MerchantAttemptSchema = z.looseObject({
   returnCode: z.string().nullish(),
   createdAt: z.string().nullish(),
   canceledAt: z.string().nullish(),
+  /** A subscription's first billing (BFF: attempts[].firstBilling). */
+  firstBilling: z
+    .looseObject({ id: z.string(), status: z.string().nullish(), amount: z.number().nullish() })
+    .nullish(),
 });
 export type MerchantAttempt = z.infer<typeof MerchantAttemptSchema>;
 

@@ -254,6 +254,7 @@ const SESSION_STATUS: Record<string, string> = {
   open: 'Aberta',
   processing: 'Processando',
   challenge: 'Aguardando autenticação',
+  pending: 'Confirmando pagamento',
   succeeded: 'Paga',
   failed: 'Falhou',
   expired: 'Expirada',
@@ -284,7 +285,13 @@ export function orderPage(session: MerchantSession): Html {
       data-testid="order-status"
       data-status="${session.status}"
     >
-      ${paid ? 'Pagamento aprovado' : `Pagamento não aprovado (${SESSION_STATUS[session.status] ?? session.status})`}
+      ${
+        paid
+          ? 'Pagamento aprovado'
+          : session.status === 'pending'
+            ? 'Estamos confirmando seu pagamento…'
+            : `Pagamento não aprovado (${SESSION_STATUS[session.status] ?? session.status})`
+      }
     </p>
     <dl>
       <dt>Sessão</dt>
@@ -305,6 +312,17 @@ export function orderPage(session: MerchantSession): Html {
               <dd><code data-testid="order-payment-id">${attempt.paymentId || '—'}</code></dd>
               <dt>Autorização</dt>
               <dd><code>${attempt.authorizationCode ?? '—'}</code></dd>
+              ${
+                attempt.firstBilling
+                  ? html`<dt>Primeira cobrança</dt>
+                      <dd data-testid="order-first-billing">
+                        <code>${attempt.firstBilling.id}</code> ·
+                        ${attempt.firstBilling.status ?? '—'} ·
+                        ${money(attempt.firstBilling.amount)} · NSU
+                        <code>${attempt.nsu ?? '—'}</code>
+                      </dd>`
+                  : ''
+              }
               ${
                 typeof attempt.subscriptionId === 'string'
                   ? html`<dt>Assinatura</dt>

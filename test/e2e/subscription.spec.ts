@@ -58,6 +58,11 @@ test.describe('subscription checkout', () => {
     await expect(page).toHaveURL(new RegExp(`/order/${sessionId}$`));
     await expect(page.getByTestId('order-subscription-id')).toHaveText(subscriptionId);
     await expect(order.amount).toHaveText(/R\$\s39,90/);
+    // The first billing's evidence: its payment, authorization, billing and NSU (issue 9 §6).
+    expect(succeeded.paymentId).toMatch(/^\d+$/);
+    await expect(order.paymentId).toHaveText(succeeded.paymentId!);
+    await expect(page.getByTestId('order-first-billing')).toContainText('Paid');
+    await expect(page.getByTestId('order-first-billing')).toContainText(/R\$\s39,90/);
 
     await page.goto(stack.E2E_DEMO_URL + '/console');
     const section = page.getByTestId('console-assinaturas');
