@@ -260,4 +260,15 @@ export const bffMigrations: Migration[] = [
       );
     },
   },
+  {
+    name: 'bff_0007_idempotency_keys_created',
+    async up(db) {
+      // The maintenance round prunes keys older than a day.
+      await db.schema
+        .createIndex('idempotency_keys_created')
+        .on('idempotency_keys')
+        .columns(['created_at'])
+        .execute();
+    },
+  },
 ];
