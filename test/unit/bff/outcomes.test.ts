@@ -11,6 +11,7 @@ import {
 } from '../../../server/gateway/errors';
 import {
   classifyGatewayError,
+  classifyMoneyCallError,
   countsAsAttempt,
   declineFailureCode,
   failureCodeOf,
@@ -107,5 +108,33 @@ describe('classifyGatewayError', () => {
   it('is null for errors that are not the gateway’s (bugs rethrow)', () => {
     expect(classifyGatewayError(new TypeError('x'))).toBeNull();
     expect(classifyGatewayError('boom')).toBeNull();
+  });
+});
+
+describe('classifyMoneyCallError (pay, validate, subscribe)', () => {
+  const op = { operation: 'createCreditPayment' };
+  it('a 5xx after the request reached the gateway is unknown: it may have charged', () => {
+    expect(classifyMoneyCallError(new GatewayInternalError({ ...op, status: 500 }))).toEqual({
+      kind: 'unknown',
+    });
+    expect(classifyMoneyCallError(new GatewayInternalError({ ...op, status: 503 }))).toEqual({
+      kind: 'unknown',
+    });
+  });
+
+  it('nothing sent (refused connection, token failure) certainly did not happen', () => {
+    expect(
+      classifyMoneyCallError(new GatewayNetworkError({ ...op, status: 0, sent: false })),
+    ).toEqual({ kind: 'unavailable' });
+    expect(
+      classifyMoneyCallError(new GatewayUnauthorizedError({ operation: 'token', status: 401 })),
+    ).toEqual({ kind: 'unavailable' });
+  });
+
+  it('answers the gateway gave keep their meaning', () => {
+    expect(classifyMoneyCallError(new GatewayValidationError({ ...op, status: 400 }))).toEqual({
+      kind: 'rejected',
+    });
+    expect(classifyMoneyCallError(new Error('bug'))).toBeNull();
   });
 });
