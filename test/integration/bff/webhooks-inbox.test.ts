@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
-import { inboxDb, notificationHash } from '../../../server/bff/webhooks/store';
+import type { BffDb } from '../../../server/bff/db';
+import { inboxDb, inboxMigrations, notificationHash } from '../../../server/bff/webhooks/store';
+import { migrate, openDb } from '../../../server/lib/db';
 import { startBff } from '../../support/bff';
 
 const dir = mkdtempSync(join(tmpdir(), 'bff-inbox-'));
@@ -78,5 +80,49 @@ it('a notification stored but not yet processed when the BFF stopped is confirme
     expect(after).toMatchObject({ duplicates: 1, tries: 1, next_try_at: row.next_try_at });
   } finally {
     await second.close();
+  }
+});
+
+it('the body-hash migration keeps the notifications already stored', async () => {
+  const { db, close } = await openDb<BffDb>({ url: join(dir, 'migrate.sqlite') });
+  try {
+    await migrate(db, [inboxMigrations[0]!]);
+    const legacy = {
+      movement_id: 12,
+      nsu: '000000000012',
+      cod_auth: 'OLD123',
+      installment_number: 1,
+      moment: '2026-01-05T10:00:00.000-03:00',
+      type: 'TransactionStatus',
+      old_value: '',
+      new_value: 'Authorized',
+    };
+    await db
+      .withTables<{ webhook_inbox: Record<string, unknown> }>()
+      .insertInto('webhook_inbox')
+      .values({
+        ...legacy,
+        status: 'processed',
+        duplicates: 3,
+        received_at: '2026-01-05T13:00:01.000Z',
+        processed_at: '2026-01-05T13:00:02.000Z',
+        attempt_id: 'pa_old',
+      })
+      .execute();
+    await migrate(db, inboxMigrations);
+    const rows = await inboxDb(db).selectFrom('webhook_inbox').selectAll().execute();
+    expect(rows).toEqual([
+      expect.objectContaining({
+        ...legacy,
+        status: 'processed',
+        duplicates: 3,
+        attempt_id: 'pa_old',
+        body_hash: notificationHash(legacy),
+        tries: 0,
+        conflict: 0,
+      }),
+    ]);
+  } finally {
+    await close();
   }
 });
