@@ -26,9 +26,10 @@ export type NotificationsResult =
 
 /** Labels shared by the server-rendered rows and the browser script. */
 const STATUS_LABELS: Record<string, string> = {
-  received: 'Recebida',
+  received: 'Recebida, confirmando',
   processed: 'Aplicada ao pagamento',
   unmatched: 'Sem pagamento nosso',
+  unverified: 'Não confirmada pelo gateway',
 };
 
 const POLL_MS = 2_000;
