@@ -21,9 +21,9 @@ export interface ResolveOptions {
    */
   strandedAfterMs?: number;
   /**
-   * An unknown attempt with no sale in the ledger this long after it was made certainly did not
-   * happen (the searches reach from the day before it to the day after the search, so the
-   * whole day after it has been searched). Default 24 hours.
+   * An unknown attempt with no sale in the ledger this long after its gateway call (pay or
+   * validate) certainly did not happen (the searches reach from the day before it to the day
+   * after the search, so the whole day after it has been searched). Default 24 hours.
    */
   notHappenedAfterMs?: number;
   /** How far back unknown attempts are still looked up. Default 7 days. */
@@ -103,11 +103,14 @@ export async function resolveUnknownAttempts(
   // One search covers every attempt: from the day before the oldest to the day after today
   // (the gateway's operation date is a São Paulo day; a day each side covers any offset).
   const sales: ConcilSummaryRow[] = unknown.some((a) => !a.plan_id)
-    ? await ctx.gateway.searchConcilByOperationDate({
-        accountNumber: opts.accountNumber,
-        startDate: utcDay(new Date(unknown[0]!.created_at), -1),
-        endDate: utcDay(now, 1),
-      })
+    ? await ctx.gateway.searchConcilByOperationDate(
+        {
+          accountNumber: opts.accountNumber,
+          startDate: utcDay(new Date(unknown[0]!.created_at), -1),
+          endDate: utcDay(now, 1),
+        },
+        { timeoutMs: 10_000 },
+      )
     : [];
   const plans = unknown.some((a) => a.plan_id) ? await subscriptionsByOrderNumber(ctx) : null;
 
@@ -150,7 +153,7 @@ export async function resolveUnknownAttempts(
     }
     if (found) {
       report.resolved.push(a.id);
-    } else if (now.getTime() - Date.parse(a.created_at) >= (opts.notHappenedAfterMs ?? MS.day)) {
+    } else if (now.getTime() - Date.parse(a.updated_at) >= (opts.notHappenedAfterMs ?? MS.day)) {
       await declareNotHappened(ctx, a.id, a.session_id);
       report.notHappened.push(a.id);
     } else {
