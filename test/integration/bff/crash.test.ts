@@ -26,8 +26,8 @@ beforeAll(async () => {
     sandboxUrl: sb.url,
     env: {
       // The call is killed long before it could time out; a stranded attempt is looked up
-      // 2 × 3 s + 1 s after it started, every half second.
-      GATEWAY_TIMEOUT_MS: '3000',
+      // 2 × 5 s + 1 s after it started, every half second.
+      GATEWAY_TIMEOUT_MS: '5000',
       BFF_STRANDED_MARGIN_MS: '1000',
       BFF_RESOLVE_INTERVAL_MS: '500',
       BFF_WEBHOOK_REGISTER: 'true',
@@ -95,7 +95,7 @@ const frame = (secret: string, path: string, body: unknown) =>
   });
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>): Promise<T> {
-  const end = Date.now() + 45_000;
+  const end = Date.now() + 60_000;
   for (;;) {
     const v = await fn();
     if (v) return v;
@@ -104,11 +104,11 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>):
   }
 }
 
-/** Holds the next call to `path` for 6 s, starts `step`, kills the BFF while it waits. */
+/** Holds the next call to `path` for 8 s, starts `step`, kills the BFF while it waits. */
 async function crashDuring(path: string, step: () => Promise<unknown>, sessionId: string) {
   const fault = await sb.call('POST', '/__sandbox/faults', {
     token: null,
-    body: { method: 'POST', path, count: 1, latencyMs: 6_000 },
+    body: { method: 'POST', path, count: 1, latencyMs: 8_000 },
   });
   expect(fault.status).toBeLessThan(300);
   const inFlight = step().catch((err: unknown) => err);
@@ -122,7 +122,7 @@ async function crashDuring(path: string, step: () => Promise<unknown>, sessionId
   await bff.start();
 }
 
-describe('a crash during a gateway call does not strand the charge', { timeout: 90_000 }, () => {
+describe('a crash during a gateway call does not strand the charge', { timeout: 120_000 }, () => {
   it('credit (POST /v1/payments): the session succeeds; the Authorized notice is linked', async () => {
     const s = await createSession({ amount: 8_800, referenceTransaction: 'crash-credit' });
     const body = await payBody(s.clientSecret, '4000000000002701', 'credit');
