@@ -15,8 +15,14 @@ beforeAll(async () => {
     sandbox: helper.sandbox,
     gatewayTimeoutMs: 400,
   });
-  // Warm the token (readyz has its own, longer timeout): only the payment may be slow.
-  expect((await slow.request('GET', '/readyz')).status).toBe(200);
+  // Warm the token (readyz has its own, longer timeout): only the payment may be slow. A
+  // loaded machine may need a second try.
+  let ready = 0;
+  for (let i = 0; i < 10 && ready !== 200; i++) {
+    ready = (await slow.request('GET', '/readyz')).status;
+    if (ready !== 200) await new Promise((r) => setTimeout(r, 500));
+  }
+  expect(ready).toBe(200);
 });
 afterAll(async () => {
   await slow.close();
