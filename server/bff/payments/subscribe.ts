@@ -8,7 +8,7 @@ import { updateAttempt, type SessionRow } from '../sessions/store';
 import { firstBillingFailure, firstBillingOf } from '../subscriptions/service';
 import { classifyGatewayError } from './outcomes';
 import { orderNumberOf } from './pay-common';
-import { settleError, SETTLES_FROM, succeed } from './settlement';
+import { settle, settleError, SETTLES_FROM, succeed } from './settlement';
 
 /**
  * A plan session: the card goes to the gateway's vault and a subscription to the plan is
@@ -23,9 +23,9 @@ export async function subscribe(
   cardInfo: CardInfo,
   log: Logger,
 ): Promise<PayResult> {
-  let subscriptionId: string;
+  let vaultId: string;
   try {
-    const { vaultId } = await ctx.gateway.vaultCard(
+    ({ vaultId } = await ctx.gateway.vaultCard(
       {
         cardInfo: {
           encryptedCard: cardInfo.encryptedCard!,
@@ -34,7 +34,24 @@ export async function subscribe(
         },
       },
       { idempotencyKey: `${attemptId}-vault` },
+    ));
+  } catch (err) {
+    // Keeping a card charges nothing: a failure here certainly moved no money.
+    const failure = classifyGatewayError(err);
+    if (!failure) {
+      await settle(ctx, row, attemptId, { kind: 'unavailable' }, log);
+      throw err;
+    }
+    return settle(
+      ctx,
+      row,
+      attemptId,
+      failure.kind === 'unknown' ? { kind: 'unavailable' } : failure,
+      log,
     );
+  }
+  let subscriptionId: string;
+  try {
     subscriptionId = await ctx.gateway.createSubscription(
       { vaultId, planId, orderNumber: orderNumberOf(attemptId) },
       { idempotencyKey: attemptId },

@@ -154,6 +154,36 @@ describe('subscription checkout (planId)', () => {
     });
   });
 
+  it('a 5xx while keeping the card charged nothing: try_again_later, retryable', async () => {
+    const created = (await createSession({ planId })).body as { clientSecret: string };
+    await t.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: { method: 'POST', path: '/v1/cards/vault', count: 1, status: 500 },
+    });
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000002701', { method: 'credit' }),
+    );
+    expect(res.body).toEqual({
+      status: 'failed',
+      error: { code: 'try_again_later', retryable: true },
+      attemptsLeft: 3,
+    });
+  });
+
+  it('a 5xx while creating the subscription may have charged: pending', async () => {
+    const created = (await createSession({ planId })).body as { id: string; clientSecret: string };
+    await t.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: { method: 'POST', path: '/v1/recurrences/subscriptions', count: 1, status: 500 },
+    });
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000002701', { method: 'credit' }),
+    );
+    expect(res.body).toEqual({ status: 'pending' });
+  });
+
   it('a declined first billing fails the attempt and cancels the subscription', async () => {
     const created = (await createSession({ planId })).body as { id: string; clientSecret: string };
     const res = await t.pay(
