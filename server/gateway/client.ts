@@ -348,8 +348,9 @@ export function createGatewayClient(opts: GatewayClientOptions) {
 
     /**
      * `POST /v1/payments/3ds`: debit with 3DS. A pending challenge resolves normally
-     * (`threeDs.status` `PENDING_AUTHENTICATION`, no `paymentAuthorization`); a `3DS Fail`
-     * throws `GatewayThreeDsError`; a decline throws `GatewayDeclinedError`.
+     * (`threeDs.status` `PENDING_AUTHENTICATION`, read before `paymentAuthorization`, which
+     * then only waits for authentication); a `3DS Fail` throws `GatewayThreeDsError`; a
+     * decline throws `GatewayDeclinedError`.
      */
     createDebit3dsPayment: (body: Debit3dsPaymentRequest, o?: GatewayCallOptions) =>
       call(
@@ -781,9 +782,22 @@ export function createGatewayClient(opts: GatewayClientOptions) {
 
 export type GatewayClient = ReturnType<typeof createGatewayClient>;
 
+/** `threeDs.status` of an answer that asks for a challenge. */
+export const THREE_DS_CHALLENGE_STATUS = 'PENDING_AUTHENTICATION';
+
+/**
+ * A payment answer is a decline when its authorization carries a return code other than `00`
+ * — unless `threeDs` asks for a challenge: then the `paymentAuthorization` beside it (the spec
+ * says every 200 of `/v1/payments/3ds` has both) only waits for authentication, whatever its
+ * return code. `threeDs` is read first.
+ */
 function throwIfDeclined(operation: string, data: unknown, status: number): void {
-  const auth = (data as { paymentAuthorization?: { returnCode: string; description: string } })
-    .paymentAuthorization;
+  const answer = data as {
+    paymentAuthorization?: { returnCode: string; description: string };
+    threeDs?: { status?: string };
+  };
+  if (answer.threeDs?.status === THREE_DS_CHALLENGE_STATUS) return;
+  const auth = answer.paymentAuthorization;
   if (auth && auth.returnCode !== APPROVED_RETURN_CODE) {
     throw new GatewayDeclinedError({
       operation,

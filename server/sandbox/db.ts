@@ -5,6 +5,7 @@ import { clockMigrations, type ClockTables } from './clock/store';
 import { keysMigrations, type KeysTables } from './keys/store';
 import { paymentsMigrations, type PaymentsTables } from './payments/store';
 import { threeDsMigrations, type ThreeDsTables } from './three-ds/store';
+import { pendingPaymentsMigrations, type PendingPaymentsTables } from './three-ds/pending-payments';
 import { vaultMigrations, type VaultTables } from './vault/store';
 import { refundsMigrations, type RefundsTables } from './refunds/store';
 import { recurrenceMigrations, type RecurrenceTables } from './recurrence/store';
@@ -21,6 +22,7 @@ export interface SandboxDb
     IntegrationTables,
     KeysTables,
     PaymentsTables,
+    PendingPaymentsTables,
     ThreeDsTables,
     VaultTables,
     RefundsTables,
@@ -35,6 +37,7 @@ export const sandboxMigrations: Migration[] = [
   ...keysMigrations,
   ...paymentsMigrations,
   ...threeDsMigrations,
+  ...pendingPaymentsMigrations,
   ...vaultMigrations,
   ...refundsMigrations,
   ...recurrenceMigrations,

@@ -273,7 +273,8 @@ export async function pay(
   }
 
   const t = res.threeDs;
-  if (t.status === THREE_DS_PENDING && !res.paymentAuthorization) {
+  // threeDs first: a paymentAuthorization beside a pending challenge only waits for it.
+  if (t.status === THREE_DS_PENDING) {
     if (!t.acsUrl || !t.pareq || !t.authenticationTransactionId) {
       attemptLog.error('gateway asked for a challenge without acsUrl, pareq or transaction id');
       return {
@@ -633,7 +634,7 @@ export async function completeChallenge(
       },
       { idempotencyKey: `${ch.attempt_id}-validate` },
     );
-    if (!res.paymentAuthorization) {
+    if (!res.paymentAuthorization || res.threeDs.status === THREE_DS_PENDING) {
       const failure: GatewayFailure =
         res.threeDs.status === 'AUTHENTICATION_FAILED' || res.threeDs.status === THREE_DS_PENDING
           ? { kind: 'three_ds_failed' }

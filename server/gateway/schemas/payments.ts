@@ -171,6 +171,11 @@ export const PaymentAuthorizationSchema = z.object({
   releaseAt: z.string(),
   /** Sandbox extension: the NSU, which reconciliation and webhooks key on. */
   nsu: z.string().optional(),
+  /**
+   * Sandbox extension: `PENDING_AUTHENTICATION` while a 3DS challenge waits (then
+   * `returnCode` is empty). Read `threeDs.status` first: such an answer is no decline.
+   */
+  status: z.string().optional(),
 });
 export type PaymentAuthorization = z.infer<typeof PaymentAuthorizationSchema>;
 
@@ -188,8 +193,10 @@ export const ThreeDsSchema = z.object({
 export type ThreeDs = z.infer<typeof ThreeDsSchema>;
 
 /**
- * Answer of `/v1/payments/3ds` and of validate. While a challenge is pending no authorization
- * has happened, so `paymentAuthorization` is absent.
+ * Answer of `/v1/payments/3ds` and of validate. The spec says every 200 carries both objects;
+ * while a challenge is pending (`threeDs.status` `PENDING_AUTHENTICATION`) the
+ * `paymentAuthorization` only says the payment waits for authentication, so `threeDs` is read
+ * first. Still optional here: a gateway that leaves it out of a challenge is understood too.
  */
 export const Debit3dsPaymentResponseSchema = z.object({
   paymentAuthorization: PaymentAuthorizationSchema.optional(),

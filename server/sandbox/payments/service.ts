@@ -6,6 +6,7 @@ import type {
 import type { ErrorItem } from '../../lib/http';
 import type { SandboxClient } from '../clients';
 import type { SandboxContext } from '../context';
+import { reservePendingPayment } from '../three-ds/pending-payments';
 import { createChallenge } from '../three-ds/service';
 import {
   INTERNAL_ERROR_ITEMS,
@@ -89,7 +90,8 @@ export type DebitBody = PaymentBody;
 /**
  * `POST /v1/payments/3ds`: debit with 3DS. Frictionless cards are authorized at once; a
  * frictionless failure is a `400 3DS Fail`; challenge cards answer `PENDING_AUTHENTICATION`
- * with the ACS URL, PaReq and authentication id, and are authorized by validate.
+ * with the ACS URL, PaReq and authentication id beside a `paymentAuthorization` that waits for
+ * it (its paymentId is the one validate authorizes).
  */
 export async function processDebit3ds(
   ctx: SandboxContext,
@@ -117,7 +119,13 @@ export async function processDebit3ds(
       internalError: behaviour.internalError === true,
       referenceTransaction: body.referenceTransaction ?? null,
     });
-    const answer: Debit3dsPaymentResponse = { threeDs };
+    // The spec: every 200 carries both objects. The authorization waits for the challenge.
+    const paymentAuthorization = await reservePendingPayment(ctx, {
+      authenticationId: threeDs.authenticationTransactionId!,
+      amount: body.payment.amount,
+      referenceTransaction: body.referenceTransaction ?? null,
+    });
+    const answer: Debit3dsPaymentResponse = { paymentAuthorization, threeDs };
     return { status: 200, body: answer };
   }
   if (behaviour.internalError) return { status: 500, body: INTERNAL_ERROR_ITEMS };

@@ -18,6 +18,7 @@ import { resolveCard } from '../payments/resolve-card';
 import type { ApiAnswer } from '../payments/service';
 import { paymentsState } from '../payments/state';
 import type { ReturnCode } from '../payments/test-cards';
+import { pendingPaymentId } from './pending-payments';
 import { encodePareq, signPares, verifyPares, type ParesResult } from './pares';
 import type { ThreeDsTables } from './store';
 
@@ -244,6 +245,7 @@ export async function validate3ds(
   }
   if (auth.internal_error) return { status: 500, body: INTERNAL_ERROR_ITEMS };
   const payment = await recordAuthorization(ctx, {
+    paymentId: await pendingPaymentId(ctx, auth.id),
     client: findClient(ctx, auth.user_name) ?? client,
     transactionType: 'debit',
     productType: auth.product_type,
