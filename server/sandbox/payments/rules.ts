@@ -1,4 +1,4 @@
-import type { Split } from '../../gateway/schemas/payments';
+import type { DeviceInfo, Split } from '../../gateway/schemas/payments';
 import type { ErrorItem } from '../../lib/http';
 
 function item(tag: string, description: string): ErrorItem {
@@ -57,4 +57,35 @@ export function checkSplits(splits: readonly Split[] | undefined): ErrorItem[] {
     errors.push(item('configSplit', `percents add up to ${total / 100}, more than 100`));
   }
   return errors;
+}
+
+/**
+ * The `deviceInfo` fields the spec marks "no (needed for 3DS)": `POST /v1/payments/3ds` is
+ * always 3DS, so each must be there (the issuer's risk analysis reads them). `ipAddress`
+ * appears in the body shape only and stays optional.
+ */
+export const DEVICE_INFO_NEEDED_FOR_3DS = [
+  'httpAcceptBrowserValue',
+  'httpAcceptContent',
+  'httpBrowserLanguage',
+  'httpBrowserJavaEnabled',
+  'httpBrowserJavaScriptEnabled',
+  'httpBrowserColorDepth',
+  'httpBrowserScreenHeight',
+  'httpBrowserScreenWidth',
+  'httpBrowserTimeDifference',
+  'userAgentBrowserValue',
+] as const satisfies readonly (keyof DeviceInfo)[];
+
+/** One error per needed `deviceInfo` field left out (or empty): never authenticated without. */
+export function checkDeviceInfoFor3ds(deviceInfo: Partial<DeviceInfo> | undefined): ErrorItem[] {
+  const missing = DEVICE_INFO_NEEDED_FOR_3DS.filter((f) => {
+    const v = deviceInfo?.[f];
+    return v === undefined || v === '';
+  });
+  if (missing.length === 0) return [];
+  if (!deviceInfo) {
+    return [item('deviceInfo', `is needed for 3DS (missing ${missing.join(', ')})`)];
+  }
+  return missing.map((f) => item(`deviceInfo.${f}`, 'is needed for 3DS'));
 }

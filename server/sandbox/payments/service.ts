@@ -1,6 +1,7 @@
 import type {
   CreditPaymentRequest,
   Debit3dsPaymentResponse,
+  DeviceInfo,
   Split,
 } from '../../gateway/schemas/payments';
 import type { ErrorItem } from '../../lib/http';
@@ -18,7 +19,7 @@ import {
 import { maskNumber } from './card';
 import { applyOverride } from './outcomes';
 import { resolveCard, type CardInput } from './resolve-card';
-import { checkProductType, checkSplits } from './rules';
+import { checkDeviceInfoFor3ds, checkProductType, checkSplits } from './rules';
 import { paymentsState } from './state';
 import { cardBehaviour } from './test-cards';
 
@@ -85,7 +86,7 @@ export async function processCredit(
   return { status: 200, body: { paymentAuthorization: authorizationBody(payment) } };
 }
 
-export type DebitBody = PaymentBody;
+export type DebitBody = PaymentBody & { deviceInfo?: Partial<DeviceInfo> | undefined };
 
 /**
  * `POST /v1/payments/3ds`: debit with 3DS. Frictionless cards are authorized at once; a
@@ -98,6 +99,8 @@ export async function processDebit3ds(
   client: SandboxClient,
   body: DebitBody,
 ): Promise<ApiAnswer> {
+  const device = checkDeviceInfoFor3ds(body.deviceInfo);
+  if (device.length) return bad(device);
   const prep = await prepare(ctx, client, 'debit', body);
   if (!prep.ok) return prep.answer;
   const { behaviour, brand, card } = prep;
