@@ -16,12 +16,11 @@ import {
   threeDsFailItems,
   threeDsSuccess,
 } from './authorize';
-import { maskNumber } from './card';
 import { applyOverride } from './outcomes';
-import { resolveCard, type CardInput } from './resolve-card';
+import { resolvePaymentCard } from './payment-card';
+import type { CardInput } from './resolve-card';
 import { checkDeviceInfoFor3ds, checkProductType, checkSplits } from './rules';
 import { paymentsState } from './state';
-import { cardBehaviour } from './test-cards';
 
 /** A route's answer: the status and the JSON body. */
 export interface ApiAnswer {
@@ -54,11 +53,10 @@ async function prepare(
   if (rule) return { ok: false as const, answer: bad([rule]) };
   const splitErrors = checkSplits(body.configSplit);
   if (splitErrors.length) return { ok: false as const, answer: bad(splitErrors) };
-  const card = await resolveCard(ctx, client.userName, body.cardInfo);
+  const card = await resolvePaymentCard(ctx, client.userName, body.cardInfo);
   if (!card.ok) return { ok: false as const, answer: bad(card.items) };
-  const base = cardBehaviour(card.card.number)!;
-  const behaviour = applyOverride(base, paymentsState(ctx).outcomes.take());
-  return { ok: true as const, card: card.card, brand: card.brand, behaviour };
+  const behaviour = applyOverride(card.card.behaviour, paymentsState(ctx).outcomes.take());
+  return { ok: true as const, card: card.card, brand: card.card.brand, behaviour };
 }
 
 /** `POST /v1/payments`: credit with anti-fraud. No 3DS, so only the authorization applies. */
@@ -77,7 +75,7 @@ export async function processCredit(
     installments: body.payment.installments,
     amount: body.payment.amount,
     brand: prep.brand,
-    maskedNumber: maskNumber(prep.card.number),
+    maskedNumber: prep.card.maskedNumber,
     referenceTransaction: body.referenceTransaction ?? null,
     configSplit: body.configSplit ?? null,
     billingId: null,
@@ -116,7 +114,8 @@ export async function processDebit3ds(
       productType: body.payment.productType,
       installments: body.payment.installments,
       brand,
-      number: card.number,
+      cardIdentity: card.identity,
+      maskedNumber: card.maskedNumber,
       behaviour: behaviour.threeDs,
       returnCode: behaviour.returnCode,
       internalError: behaviour.internalError === true,
@@ -139,7 +138,7 @@ export async function processDebit3ds(
     installments: body.payment.installments,
     amount: body.payment.amount,
     brand,
-    maskedNumber: maskNumber(card.number),
+    maskedNumber: card.maskedNumber,
     referenceTransaction: body.referenceTransaction ?? null,
     configSplit: null,
     billingId: null,
