@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type TestSandbox } from '../../../support/sandbox';
-import { debitBody, plainCardInfo, type ErrorArray } from '../payment-helpers';
+import {
+  creditBody,
+  debitBody,
+  expectFieldError,
+  plainCardInfo,
+  type ErrorArray,
+} from '../payment-helpers';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -50,5 +56,47 @@ describe('spec "deviceInfo.* | no (needed for 3DS)": a 3DS payment needs its dev
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ threeDs: { status: 'AUTHENTICATION_SUCCESSFUL' } });
+  });
+});
+
+// Spec, card payment with anti-fraud: "configSplit[].documentNumberBeneficiary | string | no |
+// 14 | CPF/CNPJ digits only", "configSplit[].percent | decimal | no | 5,2 | 0 to 100",
+// "configSplit[].type | string | no | 10 | allowed: bruto (gross), liquido (after fees)".
+describe('configSplit: sub-fields optional, validated when present', () => {
+  const pay = (configSplit: unknown[]) =>
+    sb.call('POST', '/v1/payments', {
+      body: { ...creditBody(plainCardInfo(sb, '4000000000002701')), configSplit },
+    });
+
+  it('accepts entries that leave out any of the sub-fields', async () => {
+    const res = await pay([
+      { documentNumberBeneficiary: '52998224725' },
+      { percent: 10 },
+      { type: 'liquido' },
+      {},
+    ]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  });
+
+  it.each([
+    ['a CPF with a wrong check digit', { documentNumberBeneficiary: '52998224726' }],
+    ['a CNPJ with a wrong check digit', { documentNumberBeneficiary: '11222333000182' }],
+    ['a run of one digit', { documentNumberBeneficiary: '11111111111' }],
+  ])('refuses %s naming documentNumberBeneficiary', async (_what, split) => {
+    expectFieldError(await pay([split]), 400, 'configSplit.0.documentNumberBeneficiary');
+  });
+
+  it.each([
+    [{ percent: 100.01 }, 'configSplit.0.percent'],
+    [{ percent: -1 }, 'configSplit.0.percent'],
+    [{ percent: 12.345 }, 'configSplit.0.percent'],
+    [{ type: 'gross' }, 'configSplit.0.type'],
+  ])('refuses %o naming %s', async (split, tag) => {
+    expectFieldError(await pay([split]), 400, tag);
+  });
+
+  it('refuses splits over 100 % in all, even with sub-fields left out', async () => {
+    expectFieldError(await pay([{ percent: 60 }, { percent: 40.01 }]), 400, 'configSplit');
+    expect((await pay([{ percent: 60 }, { percent: 40 }])).status).toBe(200);
   });
 });
