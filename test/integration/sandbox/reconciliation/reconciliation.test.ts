@@ -182,7 +182,7 @@ describe('the ledger follows real payments', () => {
     expect((summary.body as Row[]).find((r) => r.nsu === p.nsu)).toMatchObject({
       transactionStatus: 'B',
       installments: '3',
-      amount: '123.46',
+      amount: '123.4600',
     });
     await cancel(p.paymentId);
     const canceled = (await search('search-by-code', { accountNumber: 1001, nsu: p.nsu }))
