@@ -7,7 +7,8 @@ import { respDateTime } from './common';
  *
  * Where the spec is silent or loose, what we accept:
  * - `url` "must be valid and reachable": an absolute http or https URL of at most 2048
- *   characters (reachability is the gateway's to check).
+ *   characters (reachability is the gateway's to check; the sandbox checks the host accepts
+ *   a connection).
  * - `basicAuth` is "Base64 of username:password": required, canonical Base64 whose decoded
  *   text contains a colon, at most 1024 characters.
  * - `accountNumber` is a "string" here but a `long` elsewhere: 1 to 18 digits.
