@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Migration } from '../lib/db';
 import { authMigrations, type AuthTables } from './auth/store';
+import { callbackMigrations, type CallbackTables } from './callbacks/store';
 import { clockMigrations, type ClockTables } from './clock/store';
 import { keysMigrations, type KeysTables } from './keys/store';
 import { paymentsMigrations, type PaymentsTables } from './payments/store';
@@ -18,6 +19,7 @@ import { integrationMigrations, type IntegrationTables } from './reconciliation/
 export interface SandboxDb
   extends
     AuthTables,
+    CallbackTables,
     ClockTables,
     IntegrationTables,
     KeysTables,
@@ -41,6 +43,7 @@ export const sandboxMigrations: Migration[] = [
   ...vaultMigrations,
   ...refundsMigrations,
   ...recurrenceMigrations,
+  ...callbackMigrations,
 ];
 
 /** Tables that `POST /__sandbox/reset` keeps: clients' keys and the bookkeeping. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decimal, guid, intDigits, reqStr, str } from './common';
+import { httpUrl } from './webhooks';
 
 export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'elo', 'hipercard'] as const;
 export const CardBrandSchema = z.enum(CARD_BRANDS);
@@ -76,7 +77,8 @@ export const CreditPaymentRequestSchema = z.object({
     installments,
   }),
   referenceTransaction: str(50).optional(),
-  urlCallBack: str(500).optional(),
+  /** "merchant callback URL for payment flow updates": an absolute http(s) URL. */
+  urlCallBack: httpUrl(500).optional(),
   sellerInfo: z.object({ codeAntiFraud: guid }),
   customer: CustomerSchema.optional(),
   cardInfo: CardInfoSchema,

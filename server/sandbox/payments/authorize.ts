@@ -143,6 +143,7 @@ export async function recordAuthorization(
       returnCode: input.returnCode,
       description: RETURN_DESCRIPTIONS[input.returnCode],
       canceledAt: null,
+      urlCallBack: input.urlCallBack ?? null,
     };
     try {
       // The payment and what the handlers write for it (ledger, outbox) commit together:
@@ -150,6 +151,7 @@ export async function recordAuthorization(
       await inOneTransaction(ctx.db, async () => {
         await insertPayment(ctx.db, payment);
         if (approved) await ctx.events.emit({ type: 'payment.approved', payment });
+        else await ctx.events.emit({ type: 'payment.declined', payment });
       });
     } catch (err) {
       if (isUniqueViolation(err) && attempt < 3) continue;

@@ -80,6 +80,7 @@ export async function processCredit(
     configSplit: body.configSplit ?? null,
     billingId: null,
     returnCode: prep.behaviour.returnCode,
+    urlCallBack: body.urlCallBack ?? null,
   });
   return { status: 200, body: { paymentAuthorization: authorizationBody(payment) } };
 }

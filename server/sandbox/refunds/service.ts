@@ -149,7 +149,7 @@ export async function decideCancellationRequest(
   if (!moved) {
     return { ok: false, status: 409, tag: 'status', description: 'status: changed concurrently' };
   }
-  if (to === 'CANCELADO') {
+  if (to === 'CANCELADO' || to === 'APROVADO') {
     const prow = await ctx.db
       .selectFrom('payments')
       .selectAll()
@@ -157,7 +157,7 @@ export async function decideCancellationRequest(
       .executeTakeFirst();
     if (prow) {
       await ctx.events.emit({
-        type: 'payment.canceled',
+        type: to === 'CANCELADO' ? 'payment.canceled' : 'payment.refund-approved',
         payment: toStoredPayment(prow),
         cancellationRequestId: id,
         at: now,

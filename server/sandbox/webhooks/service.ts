@@ -24,6 +24,23 @@ export const RETRY_DELAYS_MS = [
   24 * MS.hour,
 ] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+
+/**
+ * The state after attempt number `attempts` was answered `statusCode` (null: no answer):
+ * 2xx delivered; 400 final (the receiver says the payload is wrong); anything else retried on
+ * the schedule until MAX_ATTEMPTS. Webhooks and `urlCallBack` deliveries share it.
+ */
+export function afterAttempt(
+  statusCode: number | null,
+  attempts: number,
+  nowMs: number,
+): { status: 'delivered' | 'failed' | 'pending'; nextMs: number | null } {
+  if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
+    return { status: 'delivered', nextMs: null };
+  }
+  if (statusCode === 400 || attempts >= MAX_ATTEMPTS) return { status: 'failed', nextMs: null };
+  return { status: 'pending', nextMs: nowMs + RETRY_DELAYS_MS[attempts - 1]! };
+}
 /** The spec advises endpoints to answer within 30 s; we wait that long, then retry. */
 export const DELIVERY_TIMEOUT_MS = 30_000;
 /** Deliveries in flight at once (across accounts); the outbox is drained in batches. */
@@ -407,12 +424,7 @@ export class WebhookService {
         error: r.error,
         duration_ms: r.durationMs,
       });
-      let status = 'pending';
-      let nextMs: number | null = null;
-      if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) status = 'delivered';
-      else if (r.statusCode === 400) status = 'failed';
-      else if (attempts >= MAX_ATTEMPTS) status = 'failed';
-      else nextMs = nowMs + RETRY_DELAYS_MS[attempts - 1]!;
+      const { status, nextMs } = afterAttempt(r.statusCode, attempts, nowMs);
       group(
         {
           status,
