@@ -28,7 +28,8 @@ const pay = async (card: string, urlCallBack: string, target = sb) => {
     body: { ...creditBody(plainCardInfo(target, card)), urlCallBack },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return (res.body as { paymentAuthorization: Record<string, string> }).paymentAuthorization;
+  const auth = (res.body as { paymentAuthorization: Record<string, string> }).paymentAuthorization;
+  return auth as { paymentId: string; nsu: string; authorizationCode: string };
 };
 const control = (path: string, body: unknown, target = sb) =>
   target.call('POST', `/__sandbox${path}`, { token: null, body });
