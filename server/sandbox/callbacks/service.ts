@@ -3,7 +3,7 @@ import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
 import type { PaymentRecord } from '../events';
 import { spIso } from '../reconciliation/calendar';
-import { afterAttempt, DELIVERY_TIMEOUT_MS } from '../webhooks/service';
+import { afterAttempt, DELIVERY_TIMEOUT_MS } from '../webhooks/retry';
 import { fetchTransport, httpTransport, type WebhookTransport } from '../webhooks/transport';
 import type { CallbackRow } from './store';
 
