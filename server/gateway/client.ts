@@ -1,17 +1,6 @@
 import type { z } from 'zod';
-import type { Clock } from '../lib/clock';
+import { GatewayValidationError } from './errors';
 import {
-  GatewayDeclinedError,
-  GatewayNetworkError,
-  GatewayProtocolError,
-  GatewayTimeoutError,
-  GatewayValidationError,
-  gatewayErrorFrom,
-  type GatewayError,
-  type GatewayErrorItem,
-} from './errors';
-import {
-  APPROVED_RETURN_CODE,
   BankSlipCreditRowsSchema,
   BankSlipDetailsSchema,
   BankSlipRowsSchema,
@@ -51,54 +40,15 @@ import {
   type VaultRequest,
   type WebhookSubscriptionRequest,
 } from './schemas';
-import { causeCode, TokenManager, type TokenCredentials } from './token-manager';
+import { createTransport, type GatewayCallOptions, type GatewayClientOptions } from './transport';
 
-export interface GatewayCredentials {
-  userName: string;
-  password: string;
-}
-
-export interface GatewayClientOptions {
-  /** `{base_url}` of the spec: Gateway API (`/v1/…`) and its token operation. */
-  gatewayBaseUrl: string;
-  /** `{integration_url}`: reconciliation, bank slips, webhooks. Defaults to `gatewayBaseUrl`. */
-  integrationBaseUrl?: string;
-  /**
-   * Credentials per API family. `recurrence` (plans, subscriptions, billings; token from the
-   * Gateway token operation) and `integration` (token from `/api/authentication/login` at
-   * `integrationBaseUrl`) fall back to `gateway` when absent.
-   */
-  credentials: {
-    gateway: GatewayCredentials;
-    recurrence?: GatewayCredentials;
-    integration?: GatewayCredentials;
-  };
-  /** Injected fetch (tests, proxies). Default: the global fetch. */
-  fetch?: typeof fetch;
-  /** Default per-call timeout, covering token wait, request and reading the answer. 30 s. */
-  timeoutMs?: number;
-  /** Clock for token expiry. Default: system time. */
-  clock?: Clock;
-  /** Share one token cache between clients; by default each client has its own. */
-  tokenManager?: TokenManager;
-  /** See `TokenManagerOptions.refreshBeforeMs`. Ignored when `tokenManager` is given. */
-  refreshBeforeMs?: number;
-}
-
-export interface GatewayCallOptions {
-  /** Overrides the client's default timeout for this call. */
-  timeoutMs?: number;
-  /**
-   * Sent as the `Idempotency-Key` header. The spec does not define one, so the real gateway
-   * may ignore it; the client never auto-retries money-moving calls either way.
-   */
-  idempotencyKey?: string;
-}
-
-/** Which credentials and base URL an operation uses. */
-type ApiFamily = 'gateway' | 'recurrence' | 'integration';
-
-type QueryValue = string | number | boolean | undefined;
+export {
+  queryString,
+  THREE_DS_CHALLENGE_STATUS,
+  type GatewayCallOptions,
+  type GatewayClientOptions,
+  type GatewayCredentials,
+} from './transport';
 
 /** A number in a query schema's output may be passed as a number or a numeric string. */
 type Loosen<T> = T extends number ? number | string : T;
@@ -135,38 +85,6 @@ export interface WebhookAccountParams {
 }
 export type SetWebhookParams = WebhookAccountParams & WebhookSubscriptionRequest;
 
-interface RequestSpec<S extends z.ZodType> {
-  operation: string;
-  family: ApiFamily;
-  method: 'GET' | 'POST' | 'DELETE';
-  path: string;
-  query?: Record<string, QueryValue> | undefined;
-  body?: unknown;
-  schema: S;
-  /** Payment answers: a `returnCode` other than `00` is thrown as `GatewayDeclinedError`. */
-  declines?: boolean;
-  /** Path ids (recurrence: 1 to 36 characters), checked before anything is sent. */
-  pathIds?: Record<string, string>;
-  /** A failure the gateway reports inside a 2xx body (bank slip details). */
-  check?: (data: z.output<S>, status: number) => GatewayError | undefined;
-}
-
-/** Low-level errors that prove the request never left this process. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ERR_INVALID_URL',
-]);
-
-const TIMED_OUT = Symbol('timed out');
-
-/** Identifier path parameters of the recurrence operations: max 36 (spec, Limits). */
-const MAX_PATH_ID = 36;
-
 /**
  * A typed client for every operation of the gateway spec, both APIs.
  *
@@ -179,140 +97,7 @@ const MAX_PATH_ID = 36;
  * - A 2xx whose body does not match the spec's shape throws `GatewayProtocolError`.
  */
 export function createGatewayClient(opts: GatewayClientOptions) {
-  const fetchFn: typeof fetch = opts.fetch ?? ((...args) => fetch(...args));
-  const defaultTimeoutMs = opts.timeoutMs ?? 30_000;
-  const gatewayBase = trimSlash(opts.gatewayBaseUrl);
-  const integrationBase = trimSlash(opts.integrationBaseUrl ?? opts.gatewayBaseUrl);
-  const tokens =
-    opts.tokenManager ??
-    new TokenManager({
-      fetch: fetchFn,
-      ...(opts.clock ? { clock: opts.clock } : {}),
-      ...(opts.refreshBeforeMs !== undefined ? { refreshBeforeMs: opts.refreshBeforeMs } : {}),
-      timeoutMs: defaultTimeoutMs,
-    });
-  const gw = opts.credentials.gateway;
-  const creds: Record<ApiFamily, TokenCredentials> = {
-    gateway: { baseUrl: gatewayBase, family: 'gateway', ...gw },
-    recurrence: { baseUrl: gatewayBase, family: 'gateway', ...(opts.credentials.recurrence ?? gw) },
-    integration: {
-      baseUrl: integrationBase,
-      family: 'integration',
-      ...(opts.credentials.integration ?? gw),
-    },
-  };
-
-  async function call<S extends z.ZodType>(
-    spec: RequestSpec<S>,
-    callOpts: GatewayCallOptions = {},
-  ): Promise<z.output<S>> {
-    const { operation } = spec;
-    for (const [name, id] of Object.entries(spec.pathIds ?? {})) {
-      if (typeof id !== 'string' || id.length < 1 || id.length > MAX_PATH_ID) {
-        throw new GatewayValidationError({
-          status: 0,
-          operation,
-          items: [{ tag: name, description: `${name}: must be 1 to ${MAX_PATH_ID} characters` }],
-        });
-      }
-    }
-    const timeoutMs = callOpts.timeoutMs ?? defaultTimeoutMs;
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(TIMED_OUT), timeoutMs);
-    const cred = creds[spec.family];
-    const base = spec.family === 'integration' ? integrationBase : gatewayBase;
-    const url = base + spec.path + queryString(spec.query);
-    // True from the moment the current attempt's fetch starts: a timeout after that may
-    // have reached the gateway.
-    let sent = false;
-
-    const timeout = () => new GatewayTimeoutError({ status: 0, operation, sent, timeoutMs });
-
-    /** Waits for `p` unless the call's time runs out first. */
-    const inTime = <T>(p: Promise<T>): Promise<T> =>
-      new Promise<T>((resolve, reject) => {
-        if (ac.signal.aborted) return reject(timeout());
-        const onAbort = () => reject(timeout());
-        ac.signal.addEventListener('abort', onAbort, { once: true });
-        p.then(
-          (v) => {
-            ac.signal.removeEventListener('abort', onAbort);
-            resolve(v);
-          },
-          (e: unknown) => {
-            ac.signal.removeEventListener('abort', onAbort);
-            reject(e);
-          },
-        );
-      });
-
-    const send = async (token: string): Promise<{ status: number; text: string }> => {
-      const headers: Record<string, string> = {
-        accept: 'application/json',
-        authorization: `Bearer ${token}`,
-      };
-      if (spec.body !== undefined) headers['content-type'] = 'application/json';
-      if (callOpts.idempotencyKey) headers['idempotency-key'] = callOpts.idempotencyKey;
-      if (ac.signal.aborted) throw timeout();
-      sent = true;
-      try {
-        const res = await fetchFn(url, {
-          method: spec.method,
-          headers,
-          ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
-          signal: ac.signal,
-        });
-        return { status: res.status, text: await res.text() };
-      } catch (err) {
-        if (ac.signal.aborted) throw timeout();
-        const code = causeCode(err);
-        throw new GatewayNetworkError({
-          status: 0,
-          operation,
-          sent: !NOT_SENT_CODES.has(code),
-          message: `${operation}: could not reach ${new URL(url).origin} (${code})`,
-          cause: err,
-        });
-      }
-    };
-
-    try {
-      let token = await inTime(tokens.getToken(cred));
-      let res = await send(token);
-      if (res.status === 401) {
-        // A 401 means the gateway did not process the request: one refresh, one retry.
-        sent = false;
-        token = await inTime(tokens.refreshAfterRejection(cred, token));
-        res = await send(token);
-      }
-      const body = parseBody(res.text);
-      if (res.status < 200 || res.status > 299) {
-        throw gatewayErrorFrom(res.status, body.ok ? body.value : res.text, operation);
-      }
-      if (!body.ok) {
-        throw new GatewayProtocolError({
-          status: res.status,
-          operation,
-          items: [{ tag: 'body', description: 'the answer is not valid JSON' }],
-        });
-      }
-      const parsed = spec.schema.safeParse(body.value);
-      if (!parsed.success) {
-        throw new GatewayProtocolError({
-          status: res.status,
-          operation,
-          items: issuesToItems(parsed.error),
-        });
-      }
-      const data = parsed.data as z.output<S>;
-      if (spec.declines) throwIfDeclined(operation, data, res.status);
-      const failure = spec.check?.(data, res.status);
-      if (failure) throw failure;
-      return data;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  const { tokens, call } = createTransport(opts);
 
   return {
     /** The token manager in use (shared caches, readiness checks). */
@@ -348,8 +133,9 @@ export function createGatewayClient(opts: GatewayClientOptions) {
 
     /**
      * `POST /v1/payments/3ds`: debit with 3DS. A pending challenge resolves normally
-     * (`threeDs.status` `PENDING_AUTHENTICATION`, no `paymentAuthorization`); a `3DS Fail`
-     * throws `GatewayThreeDsError`; a decline throws `GatewayDeclinedError`.
+     * (`threeDs.status` `PENDING_AUTHENTICATION`, read before `paymentAuthorization`, which
+     * then only waits for authentication); a `3DS Fail` throws `GatewayThreeDsError`; a
+     * decline throws `GatewayDeclinedError`.
      */
     createDebit3dsPayment: (body: Debit3dsPaymentRequest, o?: GatewayCallOptions) =>
       call(
@@ -781,53 +567,7 @@ export function createGatewayClient(opts: GatewayClientOptions) {
 
 export type GatewayClient = ReturnType<typeof createGatewayClient>;
 
-function throwIfDeclined(operation: string, data: unknown, status: number): void {
-  const auth = (data as { paymentAuthorization?: { returnCode: string; description: string } })
-    .paymentAuthorization;
-  if (auth && auth.returnCode !== APPROVED_RETURN_CODE) {
-    throw new GatewayDeclinedError({
-      operation,
-      status,
-      returnCode: auth.returnCode,
-      description: auth.description,
-      response: data,
-    });
-  }
-}
-
-function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {
-  if (text === '') return { ok: true, value: undefined };
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
-
-function issuesToItems(error: z.ZodError): GatewayErrorItem[] {
-  return error.issues.slice(0, 20).map((i) => {
-    const tag = i.path.map(String).join('.') || 'body';
-    return { tag, description: `${tag}: ${i.message}` };
-  });
-}
-
-/** Encodes a query (`?a=1&b=x`), dropping undefined values; '' when nothing is left. */
-export function queryString(query: Record<string, QueryValue> | undefined): string {
-  if (!query) return '';
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) {
-    if (v === undefined) continue;
-    params.append(k, String(v));
-  }
-  const s = params.toString();
-  return s ? `?${s}` : '';
-}
-
 /** One path segment, percent-encoded (ids never change the path's shape). */
 function seg(id: string): string {
   return encodeURIComponent(id);
-}
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
 }

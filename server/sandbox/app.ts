@@ -6,6 +6,7 @@ import { errorResponse } from '../lib/http';
 import { silentLogger } from '../lib/logging';
 import { authRoutes, requireToken } from './auth/routes';
 import { mountIntegrationDomains } from './reconciliation/mount';
+import { callbackControlRoutes, registerCallbacks } from './callbacks/service';
 import { DEFAULT_CLIENT, type SandboxClient } from './clients';
 import { Scheduler } from './clock/scheduler';
 import { loadClockOffset, saveClockOffset } from './clock/store';
@@ -67,6 +68,7 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
   };
 
   initPaymentsState(ctx, await resolveKek(deps.db, deps.kek));
+  registerCallbacks(ctx);
 
   // Each domain mounts its routes here. Gateway API under /v1 and Integration API under /api
   // need a token of their own family; /__sandbox (control plane) and browser pages need none.
@@ -89,7 +91,8 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
         for (const hook of resetHooks) await hook();
       }),
     )
-    .route('/', paymentsControlRoutes(ctx));
+    .route('/', paymentsControlRoutes(ctx))
+    .route('/', callbackControlRoutes(ctx));
   const pages = new Hono().route('/', acsPages(ctx));
 
   // Bank slips, webhooks and the reconciliation ledger (Integration API and their controls).

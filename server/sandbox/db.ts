@@ -1,10 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { Migration } from '../lib/db';
 import { authMigrations, type AuthTables } from './auth/store';
+import { callbackMigrations, type CallbackTables } from './callbacks/store';
 import { clockMigrations, type ClockTables } from './clock/store';
 import { keysMigrations, type KeysTables } from './keys/store';
 import { paymentsMigrations, type PaymentsTables } from './payments/store';
 import { threeDsMigrations, type ThreeDsTables } from './three-ds/store';
+import { pendingPaymentsMigrations, type PendingPaymentsTables } from './three-ds/pending-payments';
 import { vaultMigrations, type VaultTables } from './vault/store';
 import { refundsMigrations, type RefundsTables } from './refunds/store';
 import { recurrenceMigrations, type RecurrenceTables } from './recurrence/store';
@@ -17,10 +19,12 @@ import { integrationMigrations, type IntegrationTables } from './reconciliation/
 export interface SandboxDb
   extends
     AuthTables,
+    CallbackTables,
     ClockTables,
     IntegrationTables,
     KeysTables,
     PaymentsTables,
+    PendingPaymentsTables,
     ThreeDsTables,
     VaultTables,
     RefundsTables,
@@ -35,9 +39,11 @@ export const sandboxMigrations: Migration[] = [
   ...keysMigrations,
   ...paymentsMigrations,
   ...threeDsMigrations,
+  ...pendingPaymentsMigrations,
   ...vaultMigrations,
   ...refundsMigrations,
   ...recurrenceMigrations,
+  ...callbackMigrations,
 ];
 
 /** Tables that `POST /__sandbox/reset` keeps: clients' keys and the bookkeeping. */

@@ -27,10 +27,19 @@ export interface PaymentRecord {
   billingId: string | null;
   /** When it was authorized (ISO 8601). */
   authorizedAt: string;
+  /** The request's `urlCallBack`: told of every status change of this payment. */
+  urlCallBack: string | null;
 }
 
 export type SandboxEvent =
   | { type: 'payment.approved'; payment: PaymentRecord }
+  | { type: 'payment.declined'; payment: PaymentRecord & { returnCode: string } }
+  | {
+      type: 'payment.refund-approved';
+      payment: PaymentRecord;
+      cancellationRequestId: string;
+      at: string;
+    }
   | { type: 'payment.canceled'; payment: PaymentRecord; cancellationRequestId: string; at: string };
 
 type Handler<E> = (event: E) => Promise<void> | void;

@@ -169,10 +169,18 @@ async function main(): Promise<void> {
         code3DS: 'bench',
         urlSite3DS: 'http://localhost:3000/checkout',
       },
+      // Every field the spec marks "needed for 3DS".
       deviceInfo: {
+        httpAcceptBrowserValue: 'text/html',
+        httpAcceptContent: 'text/html',
         httpBrowserLanguage: 'pt-BR',
         httpBrowserJavaEnabled: 'N',
+        httpBrowserJavaScriptEnabled: 'Y',
         httpBrowserColorDepth: 24,
+        httpBrowserScreenHeight: 900,
+        httpBrowserScreenWidth: 1440,
+        httpBrowserTimeDifference: 180,
+        userAgentBrowserValue: 'bench',
       },
     };
     const plain = () => ({

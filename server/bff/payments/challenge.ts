@@ -135,7 +135,7 @@ export async function completeChallenge(
       },
       { idempotencyKey: `${ch.attempt_id}-validate` },
     );
-    if (!res.paymentAuthorization) {
+    if (!res.paymentAuthorization || res.threeDs.status === THREE_DS_PENDING) {
       const failure: GatewayFailure =
         res.threeDs.status === 'AUTHENTICATION_FAILED' || res.threeDs.status === THREE_DS_PENDING
           ? { kind: 'three_ds_failed' }

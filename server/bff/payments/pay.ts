@@ -198,7 +198,8 @@ export async function pay(
   }
 
   const t = res.threeDs;
-  if (t.status === THREE_DS_PENDING && !res.paymentAuthorization) {
+  // threeDs first: a paymentAuthorization beside a pending challenge only waits for it.
+  if (t.status === THREE_DS_PENDING) {
     if (!t.acsUrl || !t.pareq || !t.authenticationTransactionId) {
       attemptLog.error('gateway asked for a challenge without acsUrl, pareq or transaction id');
       return {

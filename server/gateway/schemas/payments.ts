@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decimal, guid, intDigits, reqStr, str } from './common';
+import { httpUrl } from './webhooks';
 
 export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'elo', 'hipercard'] as const;
 export const CardBrandSchema = z.enum(CARD_BRANDS);
@@ -76,7 +77,8 @@ export const CreditPaymentRequestSchema = z.object({
     installments,
   }),
   referenceTransaction: str(50).optional(),
-  urlCallBack: str(500).optional(),
+  /** "merchant callback URL for payment flow updates": an absolute http(s) URL. */
+  urlCallBack: httpUrl(500).optional(),
   sellerInfo: z.object({ codeAntiFraud: guid }),
   customer: CustomerSchema.optional(),
   cardInfo: CardInfoSchema,
@@ -171,6 +173,11 @@ export const PaymentAuthorizationSchema = z.object({
   releaseAt: z.string(),
   /** Sandbox extension: the NSU, which reconciliation and webhooks key on. */
   nsu: z.string().optional(),
+  /**
+   * Sandbox extension: `PENDING_AUTHENTICATION` while a 3DS challenge waits (then
+   * `returnCode` is empty). Read `threeDs.status` first: such an answer is no decline.
+   */
+  status: z.string().optional(),
 });
 export type PaymentAuthorization = z.infer<typeof PaymentAuthorizationSchema>;
 
@@ -188,8 +195,10 @@ export const ThreeDsSchema = z.object({
 export type ThreeDs = z.infer<typeof ThreeDsSchema>;
 
 /**
- * Answer of `/v1/payments/3ds` and of validate. While a challenge is pending no authorization
- * has happened, so `paymentAuthorization` is absent.
+ * Answer of `/v1/payments/3ds` and of validate. The spec says every 200 carries both objects;
+ * while a challenge is pending (`threeDs.status` `PENDING_AUTHENTICATION`) the
+ * `paymentAuthorization` only says the payment waits for authentication, so `threeDs` is read
+ * first. Still optional here: a gateway that leaves it out of a challenge is understood too.
  */
 export const Debit3dsPaymentResponseSchema = z.object({
   paymentAuthorization: PaymentAuthorizationSchema.optional(),

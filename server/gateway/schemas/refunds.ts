@@ -24,7 +24,10 @@ export const CancellationRequestSchema = z.object({
   id: z.string(),
   nsu: z.string(),
   authorizationCode: z.string(),
+  /** The spec: "total transaction amount", in reais. */
   amount: z.number(),
+  /** Sandbox extension: what a partial request asks back, in reais. */
+  requestedAmount: z.number().optional(),
   operationDate: z.string(),
   installments: z.number().int(),
   status: RefundStatusSchema,

@@ -7,7 +7,8 @@ import { respDateTime } from './common';
  *
  * Where the spec is silent or loose, what we accept:
  * - `url` "must be valid and reachable": an absolute http or https URL of at most 2048
- *   characters (reachability is the gateway's to check).
+ *   characters (reachability is the gateway's to check; the sandbox checks the host accepts
+ *   a connection).
  * - `basicAuth` is "Base64 of username:password": required, canonical Base64 whose decoded
  *   text contains a colon, at most 1024 characters.
  * - `accountNumber` is a "string" here but a `long` elsewhere: 1 to 18 digits.
@@ -24,20 +25,24 @@ export const WebhookAccountQuerySchema = z.object({
 });
 export type WebhookAccountQuery = z.infer<typeof WebhookAccountQuerySchema>;
 
-export const absoluteHttpUrl = z
-  .string({ error: 'is required' })
-  .max(2048, { error: 'must be at most 2048 characters' })
-  .refine(
-    (v) => {
-      try {
-        const u = new URL(v);
-        return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-      } catch {
-        return false;
-      }
-    },
-    { error: 'must be an absolute http or https URL' },
-  );
+/** An absolute http or https URL of at most `max` characters. */
+export const httpUrl = (max: number) =>
+  z
+    .string({ error: 'is required' })
+    .max(max, { error: `must be at most ${max} characters` })
+    .refine(
+      (v) => {
+        try {
+          const u = new URL(v);
+          return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be an absolute http or https URL' },
+    );
+
+export const absoluteHttpUrl = httpUrl(2048);
 
 export const basicAuthValue = z
   .string({ error: 'is required' })

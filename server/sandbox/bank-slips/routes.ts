@@ -9,7 +9,8 @@ import { FIRST_FACTOR_DATE, MAX_BARCODE_CENTS } from './codes';
 import { findSlip, issueSlip, overdueTask, paySlip, STATUS_BILL } from './service';
 import type { BankSlipRow } from './store';
 
-const money = (cents: number | null) => (cents === null ? null : cents / 100);
+/** Slip values: the spec's "decimal 11,2 … format 0.00", answered as that string. */
+const money = (cents: number | null) => (cents === null ? null : (cents / 100).toFixed(2));
 
 /** Row of the due-date and payment-date lists. */
 export function slipRow(s: BankSlipRow) {
@@ -65,10 +66,10 @@ export function creditRow(s: BankSlipRow) {
     ReferenceCode: s.reference_code,
     OverduePaymentAllow: true,
     OverduePaymentDateLimit: null,
-    OverduePaymentPenalty: 0,
-    OverduePenaltyReceived: 0,
-    OverduePaymentInterest: 0,
-    OverdueInterestReceived: 0,
+    OverduePaymentPenalty: money(0),
+    OverduePenaltyReceived: money(0),
+    OverduePaymentInterest: money(0),
+    OverdueInterestReceived: money(0),
     CancelDate: null,
     CancellationReason: null,
   };

@@ -24,6 +24,10 @@ export interface AuthorizationInput {
   configSplit: Split[] | null;
   billingId: string | null;
   returnCode: ReturnCode;
+  /** A paymentId given out before the authorization (a 3DS challenge's pending answer). */
+  paymentId?: string | undefined;
+  /** `urlCallBack` of the request: told of every status change of the payment. */
+  urlCallBack?: string | null | undefined;
 }
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -83,20 +87,24 @@ async function nextNsu(ctx: SandboxContext): Promise<string> {
 }
 
 /**
- * paymentId (TID, 20 digits: the sandbox clock's epoch milliseconds, 13 digits, then 7 random
- * ones), NSU (12, sequential) and authorization code. Ids that grow with time and sequence
- * keep index inserts at the end of their B-trees instead of on a random page each.
+ * A paymentId (TID): 20 digits, the sandbox clock's epoch milliseconds (13 digits) then 7
+ * random ones. Ids that grow with time keep index inserts at the end of their B-trees.
  */
-export async function newIdentifiers(
-  ctx: SandboxContext,
-): Promise<{ paymentId: string; nsu: string; authorizationCode: string }> {
-  const buf = randomIdBytes(13);
+export function newPaymentId(ctx: SandboxContext, buf: Uint8Array = randomIdBytes(7)): string {
   let millis = String(ctx.clock.now().getTime());
   millis = millis.length >= 13 ? millis.slice(-13) : millis.padStart(13, '1');
   let suffix = '';
   for (let i = 0; i < 7; i++) suffix += String(buf[i]! % 10);
+  return millis + suffix;
+}
+
+/** paymentId (TID, 20 digits), NSU (12, sequential) and authorization code. */
+export async function newIdentifiers(
+  ctx: SandboxContext,
+): Promise<{ paymentId: string; nsu: string; authorizationCode: string }> {
+  const buf = randomIdBytes(13);
   return {
-    paymentId: millis + suffix,
+    paymentId: newPaymentId(ctx, buf.subarray(0, 7)),
     nsu: await nextNsu(ctx),
     authorizationCode: authorizationCode(buf.subarray(7)),
   };
@@ -115,7 +123,7 @@ export async function recordAuthorization(
   for (let attempt = 0; ; attempt++) {
     const ids = await newIdentifiers(ctx);
     const payment: StoredPayment = {
-      paymentId: ids.paymentId,
+      paymentId: input.paymentId ?? ids.paymentId,
       nsu: ids.nsu,
       authorizationCode: approved ? ids.authorizationCode : '',
       userName: input.client.userName,
@@ -135,6 +143,7 @@ export async function recordAuthorization(
       returnCode: input.returnCode,
       description: RETURN_DESCRIPTIONS[input.returnCode],
       canceledAt: null,
+      urlCallBack: input.urlCallBack ?? null,
     };
     try {
       // The payment and what the handlers write for it (ledger, outbox) commit together:
@@ -142,6 +151,7 @@ export async function recordAuthorization(
       await inOneTransaction(ctx.db, async () => {
         await insertPayment(ctx.db, payment);
         if (approved) await ctx.events.emit({ type: 'payment.approved', payment });
+        else await ctx.events.emit({ type: 'payment.declined', payment });
       });
     } catch (err) {
       if (isUniqueViolation(err) && attempt < 3) continue;

@@ -61,10 +61,7 @@ export async function resolveCard(
       expirationYear: info.expirationYear!,
     };
   } else if (info.numberToken !== undefined) {
-    return refuse(
-      'cardInfo.numberToken',
-      'tokenized cards are not supported by the sandbox; send encryptedCard',
-    );
+    return refuse('cardInfo.numberToken', 'a card token cannot be used here; send encryptedCard');
   } else {
     return refuse('cardInfo.encryptedCard', 'is required (or the plain card fields)');
   }

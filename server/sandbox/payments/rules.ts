@@ -1,4 +1,4 @@
-import type { Split } from '../../gateway/schemas/payments';
+import type { DeviceInfo, Split } from '../../gateway/schemas/payments';
 import type { ErrorItem } from '../../lib/http';
 
 function item(tag: string, description: string): ErrorItem {
@@ -30,9 +30,27 @@ export function checkProductType(
 }
 
 /**
- * `configSplit` rules beyond the field shapes. Decided (the spec leaves it open): every entry
- * names its beneficiary, percent and type; one entry per beneficiary and type; the percents
- * of all entries add up to at most 100 (whatever is left stays with the merchant).
+ * A CPF (11 digits) or CNPJ (14) whose two mod-11 check digits are right; a run of one digit
+ * (00000000000…) is refused. CPF weights count down from n + 1, CNPJ's cycle 2–9 from the right.
+ */
+export function validTaxId(d: string): boolean {
+  if (!/^(\d{11}|\d{14})$/.test(d) || /^(\d)\1*$/.test(d)) return false;
+  const cpf = d.length === 11;
+  for (const n of [d.length - 2, d.length - 1]) {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += Number(d[i]) * (cpf ? n + 1 - i : ((n - 1 - i) % 8) + 2);
+    const rest = sum % 11;
+    if (Number(d[n]) !== (rest < 2 ? 0 : 11 - rest)) return false;
+  }
+  return true;
+}
+
+/**
+ * `configSplit` rules beyond the field shapes. The spec makes every sub-field optional, so
+ * none is required; those present are checked: the beneficiary a CPF/CNPJ with right check
+ * digits (the shape already asks 11 or 14 digits), percent 0–100 with two decimals and type
+ * bruto/liquido (shape). One entry per beneficiary and type; the percents of all entries add
+ * up to at most 100 (whatever is left stays with the merchant).
  */
 export function checkSplits(splits: readonly Split[] | undefined): ErrorItem[] {
   if (!splits) return [];
@@ -41,13 +59,14 @@ export function checkSplits(splits: readonly Split[] | undefined): ErrorItem[] {
   let total = 0;
   splits.forEach((s, i) => {
     const at = `configSplit.${i}`;
-    if (s.documentNumberBeneficiary === undefined) {
-      errors.push(item(`${at}.documentNumberBeneficiary`, 'is required in a split'));
+    const doc = s.documentNumberBeneficiary;
+    if (doc !== undefined && !validTaxId(doc)) {
+      errors.push(
+        item(`${at}.documentNumberBeneficiary`, 'is not a valid CPF or CNPJ (check digits)'),
+      );
     }
-    if (s.percent === undefined) errors.push(item(`${at}.percent`, 'is required in a split'));
-    if (s.type === undefined) errors.push(item(`${at}.type`, 'is required in a split'));
-    const key = `${s.documentNumberBeneficiary}/${s.type}`;
-    if (s.documentNumberBeneficiary !== undefined && s.type !== undefined && seen.has(key)) {
+    const key = `${doc}/${s.type}`;
+    if (doc !== undefined && s.type !== undefined && seen.has(key)) {
       errors.push(item(`${at}.documentNumberBeneficiary`, 'appears twice with the same type'));
     }
     seen.add(key);
@@ -57,4 +76,35 @@ export function checkSplits(splits: readonly Split[] | undefined): ErrorItem[] {
     errors.push(item('configSplit', `percents add up to ${total / 100}, more than 100`));
   }
   return errors;
+}
+
+/**
+ * The `deviceInfo` fields the spec marks "no (needed for 3DS)": `POST /v1/payments/3ds` is
+ * always 3DS, so each must be there (the issuer's risk analysis reads them). `ipAddress`
+ * appears in the body shape only and stays optional.
+ */
+export const DEVICE_INFO_NEEDED_FOR_3DS = [
+  'httpAcceptBrowserValue',
+  'httpAcceptContent',
+  'httpBrowserLanguage',
+  'httpBrowserJavaEnabled',
+  'httpBrowserJavaScriptEnabled',
+  'httpBrowserColorDepth',
+  'httpBrowserScreenHeight',
+  'httpBrowserScreenWidth',
+  'httpBrowserTimeDifference',
+  'userAgentBrowserValue',
+] as const satisfies readonly (keyof DeviceInfo)[];
+
+/** One error per needed `deviceInfo` field left out (or empty): never authenticated without. */
+export function checkDeviceInfoFor3ds(deviceInfo: Partial<DeviceInfo> | undefined): ErrorItem[] {
+  const missing = DEVICE_INFO_NEEDED_FOR_3DS.filter((f) => {
+    const v = deviceInfo?.[f];
+    return v === undefined || v === '';
+  });
+  if (missing.length === 0) return [];
+  if (!deviceInfo) {
+    return [item('deviceInfo', `is needed for 3DS (missing ${missing.join(', ')})`)];
+  }
+  return missing.map((f) => item(`deviceInfo.${f}`, 'is needed for 3DS'));
 }

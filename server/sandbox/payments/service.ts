@@ -1,11 +1,13 @@
 import type {
   CreditPaymentRequest,
   Debit3dsPaymentResponse,
+  DeviceInfo,
   Split,
 } from '../../gateway/schemas/payments';
 import type { ErrorItem } from '../../lib/http';
 import type { SandboxClient } from '../clients';
 import type { SandboxContext } from '../context';
+import { reservePendingPayment } from '../three-ds/pending-payments';
 import { createChallenge } from '../three-ds/service';
 import {
   INTERNAL_ERROR_ITEMS,
@@ -14,12 +16,11 @@ import {
   threeDsFailItems,
   threeDsSuccess,
 } from './authorize';
-import { maskNumber } from './card';
 import { applyOverride } from './outcomes';
-import { resolveCard, type CardInput } from './resolve-card';
-import { checkProductType, checkSplits } from './rules';
+import { resolvePaymentCard } from './payment-card';
+import type { CardInput } from './resolve-card';
+import { checkDeviceInfoFor3ds, checkProductType, checkSplits } from './rules';
 import { paymentsState } from './state';
-import { cardBehaviour } from './test-cards';
 
 /** A route's answer: the status and the JSON body. */
 export interface ApiAnswer {
@@ -52,11 +53,10 @@ async function prepare(
   if (rule) return { ok: false as const, answer: bad([rule]) };
   const splitErrors = checkSplits(body.configSplit);
   if (splitErrors.length) return { ok: false as const, answer: bad(splitErrors) };
-  const card = await resolveCard(ctx, client.userName, body.cardInfo);
+  const card = await resolvePaymentCard(ctx, client.userName, body.cardInfo);
   if (!card.ok) return { ok: false as const, answer: bad(card.items) };
-  const base = cardBehaviour(card.card.number)!;
-  const behaviour = applyOverride(base, paymentsState(ctx).outcomes.take());
-  return { ok: true as const, card: card.card, brand: card.brand, behaviour };
+  const behaviour = applyOverride(card.card.behaviour, paymentsState(ctx).outcomes.take());
+  return { ok: true as const, card: card.card, brand: card.card.brand, behaviour };
 }
 
 /** `POST /v1/payments`: credit with anti-fraud. No 3DS, so only the authorization applies. */
@@ -75,27 +75,31 @@ export async function processCredit(
     installments: body.payment.installments,
     amount: body.payment.amount,
     brand: prep.brand,
-    maskedNumber: maskNumber(prep.card.number),
+    maskedNumber: prep.card.maskedNumber,
     referenceTransaction: body.referenceTransaction ?? null,
     configSplit: body.configSplit ?? null,
     billingId: null,
     returnCode: prep.behaviour.returnCode,
+    urlCallBack: body.urlCallBack ?? null,
   });
   return { status: 200, body: { paymentAuthorization: authorizationBody(payment) } };
 }
 
-export type DebitBody = PaymentBody;
+export type DebitBody = PaymentBody & { deviceInfo?: Partial<DeviceInfo> | undefined };
 
 /**
  * `POST /v1/payments/3ds`: debit with 3DS. Frictionless cards are authorized at once; a
  * frictionless failure is a `400 3DS Fail`; challenge cards answer `PENDING_AUTHENTICATION`
- * with the ACS URL, PaReq and authentication id, and are authorized by validate.
+ * with the ACS URL, PaReq and authentication id beside a `paymentAuthorization` that waits for
+ * it (its paymentId is the one validate authorizes).
  */
 export async function processDebit3ds(
   ctx: SandboxContext,
   client: SandboxClient,
   body: DebitBody,
 ): Promise<ApiAnswer> {
+  const device = checkDeviceInfoFor3ds(body.deviceInfo);
+  if (device.length) return bad(device);
   const prep = await prepare(ctx, client, 'debit', body);
   if (!prep.ok) return prep.answer;
   const { behaviour, brand, card } = prep;
@@ -111,13 +115,20 @@ export async function processDebit3ds(
       productType: body.payment.productType,
       installments: body.payment.installments,
       brand,
-      number: card.number,
+      cardIdentity: card.identity,
+      maskedNumber: card.maskedNumber,
       behaviour: behaviour.threeDs,
       returnCode: behaviour.returnCode,
       internalError: behaviour.internalError === true,
       referenceTransaction: body.referenceTransaction ?? null,
     });
-    const answer: Debit3dsPaymentResponse = { threeDs };
+    // The spec: every 200 carries both objects. The authorization waits for the challenge.
+    const paymentAuthorization = await reservePendingPayment(ctx, {
+      authenticationId: threeDs.authenticationTransactionId!,
+      amount: body.payment.amount,
+      referenceTransaction: body.referenceTransaction ?? null,
+    });
+    const answer: Debit3dsPaymentResponse = { paymentAuthorization, threeDs };
     return { status: 200, body: answer };
   }
   if (behaviour.internalError) return { status: 500, body: INTERNAL_ERROR_ITEMS };
@@ -128,7 +139,7 @@ export async function processDebit3ds(
     installments: body.payment.installments,
     amount: body.payment.amount,
     brand,
-    maskedNumber: maskNumber(card.number),
+    maskedNumber: card.maskedNumber,
     referenceTransaction: body.referenceTransaction ?? null,
     configSplit: null,
     billingId: null,

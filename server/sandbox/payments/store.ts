@@ -30,6 +30,7 @@ export interface PaymentsTables {
     description: string;
     created_at: string;
     canceled_at: string | null;
+    url_call_back: string | null;
   };
 }
 
@@ -67,6 +68,12 @@ export const paymentsMigrations: Migration[] = [
         .execute();
     },
   },
+  {
+    name: 'payments_0002_url_call_back',
+    async up(db) {
+      await db.schema.alterTable('payments').addColumn('url_call_back', 'varchar(500)').execute();
+    },
+  },
 ];
 
 /** A stored payment: the shared record plus what only the payments domain tracks. */
@@ -101,6 +108,7 @@ export function toStoredPayment(r: Row): StoredPayment {
     returnCode: r.return_code,
     description: r.description,
     canceledAt: r.canceled_at,
+    urlCallBack: r.url_call_back,
   };
 }
 
@@ -126,6 +134,7 @@ export function toRow(p: StoredPayment): Row {
     description: p.description,
     created_at: p.authorizedAt,
     canceled_at: p.canceledAt,
+    url_call_back: p.urlCallBack,
   };
 }
 
@@ -163,6 +172,7 @@ const PAYMENT_COLUMNS = [
   'description',
   'created_at',
   'canceled_at',
+  'url_call_back',
 ] as const satisfies readonly (keyof Row)[];
 
 /** The insert, compiled once: it runs on every authorization (the benchmarked path). */

@@ -1,5 +1,5 @@
 import type { PaymentRecord } from '../events';
-import { addDays } from './calendar';
+import { addDays, daysBetween, nextBusinessDay } from './calendar';
 import { mdrPct, type FeeTable } from './fees';
 
 /**
@@ -36,7 +36,17 @@ export interface LedgerInstallment {
   antifraudTransactionU4: number;
   receivedU4: number;
   receivedDateForecast: string;
+  /** R regular; A when the account anticipates its receipts (then the two below are set). */
+  receivedType: 'R' | 'A';
+  antecipationU4: number;
+  /** Percent per month charged for anticipating. */
+  antecipationTaxPct: number;
   splits: LedgerSplit[] | null;
+}
+
+/** An account's anticipation: receipts on the next business day for a monthly rate. */
+export interface Anticipation {
+  monthlyTaxPct: number;
 }
 
 /**
@@ -48,6 +58,7 @@ export function installmentsOf(
   payment: Pick<PaymentRecord, 'amount' | 'installments' | 'transactionType' | 'configSplit'>,
   operationDate: string,
   fees: FeeTable,
+  anticipation: Anticipation | null = null,
 ): LedgerInstallment[] {
   const n = Math.max(1, payment.installments);
   const totalU4 = payment.amount * U4_PER_CENT;
@@ -59,11 +70,20 @@ export function installmentsOf(
   const tax = mdrPct(fees, payment.transactionType, n);
   return values.map((value, i) => {
     const mdr = Math.round((value * tax) / 100);
-    const received = value - mdr - trn[i]! - af[i]!;
+    const net = value - mdr - trn[i]! - af[i]!;
     const days =
       payment.transactionType === 'debit'
         ? fees.debitReceiptDays
         : fees.creditReceiptDays * (i + 1);
+    const regularDate = addDays(operationDate, days);
+    // Anticipated: paid on the next business day, less the monthly rate pro rata for the days
+    // brought forward (none when the regular date is not later).
+    const anticipatedDate = anticipation ? nextBusinessDay(operationDate) : regularDate;
+    const daysEarly = Math.max(0, daysBetween(anticipatedDate, regularDate));
+    const antecipation = anticipation
+      ? Math.round((net * anticipation.monthlyTaxPct * daysEarly) / 3000)
+      : 0;
+    const received = net - antecipation;
     return {
       installmentNumber: i + 1,
       installmentsCount: n,
@@ -76,7 +96,10 @@ export function installmentsOf(
       antifraudInstallmentU4: af[i]!,
       antifraudTransactionU4: afTotal,
       receivedU4: received,
-      receivedDateForecast: addDays(operationDate, days),
+      receivedDateForecast: daysEarly > 0 ? anticipatedDate : regularDate,
+      receivedType: anticipation ? 'A' : 'R',
+      antecipationU4: antecipation,
+      antecipationTaxPct: anticipation ? anticipation.monthlyTaxPct : 0,
       splits: payment.configSplit?.length
         ? payment.configSplit.map((s) => {
             const pct = s.percent ?? 0;

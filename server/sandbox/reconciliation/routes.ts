@@ -3,13 +3,22 @@ import { z } from 'zod';
 import { errorResponse, parseJsonBody, parseQuery } from '../../lib/http';
 import type { SandboxContext, SandboxEnv } from '../context';
 import type { WebhookService } from '../webhooks/service';
+import {
+  AnticipationBodySchema,
+  DEFAULT_ANTICIPATION_TAX_PCT,
+  anticipationOf,
+  setAnticipation,
+} from './anticipation';
 import { spIso, spStartOfDay } from './calendar';
 import { FeeTableSchema } from './fees';
 import { accountNumberParam, dateParam, dateRangeQuery, forbidOtherAccount } from './query';
 import { loadFees, saveFees, setInstallmentStatus } from './service';
+import type { LedgerSplit } from './ledger';
 import type { ConcilRow } from './store';
 
+/** Decimal 10,4 (the spec's size): a JSON number with at most four decimals. */
 const money = (u4: number) => Number(u4) / 10_000;
+const dec4 = (v: number) => Math.round(v * 10_000) / 10_000;
 const dateTime = (date: string | null) => (date ? spIso(spStartOfDay(date)) : null);
 
 /** The spec's reconciliation installment row. */
@@ -28,13 +37,13 @@ export function installmentRow(r: ConcilRow) {
     transactionTotalValue: money(r.total_u4),
     installmentStatus: r.installment_status,
     discountMdrValue: money(r.mdr_u4),
-    discountMdrTax: r.mdr_tax,
+    discountMdrTax: dec4(r.mdr_tax),
     discountTrnRateInstalmentValue: money(r.trn_installment_u4),
     discountTrnRateTransactionValue: money(r.trn_transaction_u4),
     discountAntifraudRateInstalmentValue: money(r.antifraud_installment_u4),
     discountAntifraudRateTransactionValue: money(r.antifraud_transaction_u4),
-    discountAntecipationValue: 0,
-    discountAntecipationTax: 0,
+    discountAntecipationValue: money(r.antecipation_u4),
+    discountAntecipationTax: dec4(r.antecipation_tax),
     receivedValue: money(r.received_u4),
     receivedDateForeast: dateTime(r.received_date_forecast),
     receivedDateEffective: dateTime(r.received_date_effective),
@@ -42,13 +51,22 @@ export function installmentRow(r: ConcilRow) {
     receivedStatus: r.received_status,
     transactionReference: r.transaction_reference,
     transactionPaymentIdWeb: r.payment_id,
-    ...(r.splits_json ? { splits: JSON.parse(r.splits_json) as unknown[] } : {}),
+    ...(r.splits_json ? { splits: splitsOf(r.splits_json) } : {}),
   };
+}
+
+function splitsOf(json: string) {
+  return (JSON.parse(json) as LedgerSplit[]).map((s) => ({
+    ...s,
+    pctSplit: dec4(s.pctSplit),
+    valorBaseSplit: dec4(s.valorBaseSplit),
+    valorSplit: dec4(s.valorSplit),
+  }));
 }
 
 /**
  * The summary row, one per transaction. As in the spec's body shape, `installments` and
- * `amount` are strings. The status is C when canceled, B when blocked, else A.
+ * `amount` are strings; `amount` is a decimal 10,4, so it has four decimals (`"123.4500"`). The status is C when canceled, B when blocked, else A.
  */
 export function summaryRows(rows: ConcilRow[]) {
   const byPayment = new Map<string, ConcilRow[]>();
@@ -69,7 +87,7 @@ export function summaryRows(rows: ConcilRow[]) {
       nsu: r.nsu,
       codAuth: r.cod_auth,
       installments: String(r.installments_count),
-      amount: money(r.total_u4).toFixed(2),
+      amount: money(r.total_u4).toFixed(4),
       transactionStatus: statuses.has('C') ? 'C' : statuses.has('B') ? 'B' : 'A',
       transactionReference: r.transaction_reference,
       transactionPaymentIdWeb: r.payment_id,
@@ -210,6 +228,24 @@ export function reconciliationControlRoutes(ctx: SandboxContext, webhooks: Webho
       const fees = FeeTableSchema.parse({ ...(await loadFees(ctx)), ...stripUndefined(body.data) });
       await saveFees(ctx, fees);
       return c.json(fees);
+    })
+    .put('/accounts/:accountNumber/anticipation', async (c) => {
+      const account = c.req.param('accountNumber');
+      if (!/^\d{1,18}$/.test(account)) {
+        return errorResponse(c, 400, 'accountNumber', 'accountNumber: must be 1 to 18 digits');
+      }
+      const body = await parseJsonBody(c, AnticipationBodySchema);
+      if (!body.ok) return body.response;
+      return c.json(await setAnticipation(ctx, account, body.data));
+    })
+    .get('/accounts/:accountNumber/anticipation', async (c) => {
+      const account = c.req.param('accountNumber');
+      const a = await anticipationOf(ctx, account);
+      return c.json({
+        accountNumber: account,
+        enabled: a !== null,
+        monthlyTaxPct: a?.monthlyTaxPct ?? DEFAULT_ANTICIPATION_TAX_PCT,
+      });
     })
     .post('/transactions/:nsu/block', move('B'))
     .post('/transactions/:nsu/unblock', move('A'));

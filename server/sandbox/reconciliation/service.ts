@@ -4,6 +4,7 @@ import type { SandboxContext } from '../context';
 import type { PaymentRecord } from '../events';
 import type { TransactionStatus, WebhookService } from '../webhooks/service';
 import { spDate, spIso, spStartOfDay } from './calendar';
+import { anticipationOf } from './anticipation';
 import { DEFAULT_FEES, FeeTableSchema, type FeeTable } from './fees';
 import { installmentsOf } from './ledger';
 import type { ConcilRow } from './store';
@@ -124,6 +125,8 @@ const insertInstallments = sqliteInsert<NewConcilRow>('concil_installments', [
   'received_status',
   'transaction_reference',
   'splits_json',
+  'antecipation_u4',
+  'antecipation_tax',
 ]);
 
 /** Writes the installment rows of an approved payment and notifies Authorized per installment. */
@@ -133,38 +136,43 @@ export async function recordApproved(
   payment: PaymentRecord,
 ): Promise<void> {
   const fees = await loadFees(ctx);
+  const anticipation = await anticipationOf(ctx, payment.accountNumber);
   const at = new Date(payment.authorizedAt);
   const operationDate = spDate(at);
-  const rows = installmentsOf(payment, operationDate, fees).map((i): NewConcilRow => ({
-    payment_id: payment.paymentId,
-    account_number: payment.accountNumber,
-    nsu: payment.nsu,
-    cod_auth: payment.authorizationCode,
-    terminal: `SBX${payment.merchantId.slice(-8)}`,
-    card_number: payment.maskedNumber.slice(0, 15),
-    card_type: payment.transactionType,
-    card_name: payment.brand,
-    transaction_date: spIso(at),
-    operation_date: operationDate,
-    installment_number: i.installmentNumber,
-    installments_count: i.installmentsCount,
-    installment_u4: i.installmentU4,
-    total_u4: i.totalU4,
-    installment_status: 'A',
-    mdr_tax: i.mdrTaxPct,
-    mdr_u4: i.mdrU4,
-    trn_installment_u4: i.trnInstallmentU4,
-    trn_transaction_u4: i.trnTransactionU4,
-    antifraud_installment_u4: i.antifraudInstallmentU4,
-    antifraud_transaction_u4: i.antifraudTransactionU4,
-    received_u4: i.receivedU4,
-    received_date_forecast: i.receivedDateForecast,
-    received_date_effective: null,
-    received_type: 'R',
-    received_status: 'A',
-    transaction_reference: payment.referenceTransaction,
-    splits_json: i.splits ? JSON.stringify(i.splits) : null,
-  }));
+  const rows = installmentsOf(payment, operationDate, fees, anticipation).map(
+    (i): NewConcilRow => ({
+      payment_id: payment.paymentId,
+      account_number: payment.accountNumber,
+      nsu: payment.nsu,
+      cod_auth: payment.authorizationCode,
+      terminal: `SBX${payment.merchantId.slice(-8)}`,
+      card_number: payment.maskedNumber.slice(0, 15),
+      card_type: payment.transactionType,
+      card_name: payment.brand,
+      transaction_date: spIso(at),
+      operation_date: operationDate,
+      installment_number: i.installmentNumber,
+      installments_count: i.installmentsCount,
+      installment_u4: i.installmentU4,
+      total_u4: i.totalU4,
+      installment_status: 'A',
+      mdr_tax: i.mdrTaxPct,
+      mdr_u4: i.mdrU4,
+      trn_installment_u4: i.trnInstallmentU4,
+      trn_transaction_u4: i.trnTransactionU4,
+      antifraud_installment_u4: i.antifraudInstallmentU4,
+      antifraud_transaction_u4: i.antifraudTransactionU4,
+      received_u4: i.receivedU4,
+      received_date_forecast: i.receivedDateForecast,
+      received_date_effective: null,
+      received_type: i.receivedType,
+      received_status: 'A',
+      transaction_reference: payment.referenceTransaction,
+      splits_json: i.splits ? JSON.stringify(i.splits) : null,
+      antecipation_u4: i.antecipationU4,
+      antecipation_tax: i.antecipationTaxPct,
+    }),
+  );
   try {
     await ctx.db.executeQuery(insertInstallments(rows));
   } catch (err) {

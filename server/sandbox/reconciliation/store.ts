@@ -39,6 +39,9 @@ export interface ReconciliationTables {
     received_status: string;
     transaction_reference: string | null;
     splits_json: string | null;
+    /** Anticipation discount (receivedType A), and its monthly rate in percent. */
+    antecipation_u4: number;
+    antecipation_tax: number;
   };
 }
 
@@ -108,6 +111,19 @@ export const reconciliationMigrations: Migration[] = [
         .createIndex('concil_installments_open')
         .on('concil_installments')
         .columns(['received_status', 'received_date_forecast'])
+        .execute();
+    },
+  },
+  {
+    name: 'reconciliation_0002_anticipation',
+    async up(db) {
+      await db.schema
+        .alterTable('concil_installments')
+        .addColumn('antecipation_u4', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('concil_installments')
+        .addColumn('antecipation_tax', 'real', (c) => c.notNull().defaultTo(0))
         .execute();
     },
   },

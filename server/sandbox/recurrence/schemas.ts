@@ -12,7 +12,7 @@ import {
 /**
  * Request validation of the sandbox recurrence routes (spec: Plans, Subscriptions, Billings).
  * Bodies are strict so a misspelt optional field (`intervall`) is refused instead of silently
- * defaulted. Rules that need stored state (update rules, plan status) live in the domain files.
+ * defaulted; search queries ignore keys they do not know, as query strings commonly do. Rules that need stored state (update rules, plan status) live in the domain files.
  */
 
 const required = (what: string) => (iss: { input: unknown }) =>
@@ -74,27 +74,13 @@ type PlanShape = {
   installments?: number | undefined;
 };
 
-/** Custom needs interval ≥ 20 and installments > 0; other types fix both themselves. */
+/**
+ * Custom needs interval ≥ 20 and installments > 0. Other types: the spec says interval and
+ * installments "need not be sent; the service sets them from the plan type", so values sent
+ * are accepted and overwritten by the type's schedule (plans.ts), never refused.
+ */
 function checkSchedule(body: PlanShape, ctx: z.RefinementCtx): void {
-  if (body.planType === 'Custom') {
-    customPlanRules(body, ctx);
-    return;
-  }
-  const fixed = PLAN_TYPE_SCHEDULE[body.planType];
-  if (body.interval !== undefined && body.interval !== fixed.interval) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['interval'],
-      message: `is set by planType ${body.planType} (${fixed.interval} days); omit it or use Custom`,
-    });
-  }
-  if (body.installments !== undefined && body.installments !== fixed.installments) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['installments'],
-      message: `is set by planType ${body.planType} (${fixed.installments}: until canceled); omit it or use Custom`,
-    });
-  }
+  if (body.planType === 'Custom') customPlanRules(body, ctx);
 }
 
 export const CreatePlanBodySchema = z
@@ -142,17 +128,20 @@ const queryInt = (min: number, max: number) =>
         .max(max, { error: `must be at most ${max}` }),
     );
 
-/** `orderBy`: a field name for ascending, `-field` for descending. */
-const orderBy = <T extends readonly string[]>(fields: T) =>
+/**
+ * `orderBy`: the contract takes any string ("OrderBy accepted values …: not shown"). A known
+ * field sorts ascending, `-field` descending; anything else is ignored (the default order).
+ */
+const orderBy = <T extends readonly string[]>(fields: T, fallback: T[number]) =>
   z
     .string()
-    .refine((v) => fields.includes(v.replace(/^-/, '')), {
-      error: `must be one of ${fields.join(', ')} (prefix - for descending)`,
-    })
-    .transform((v) => ({
-      field: v.replace(/^-/, '') as T[number],
-      desc: v.startsWith('-'),
-    }));
+    .optional()
+    .transform((v) => {
+      const field = v?.trim().replace(/^-/, '');
+      return field !== undefined && fields.includes(field)
+        ? { field: field as T[number], desc: v!.trim().startsWith('-') }
+        : { field: fallback, desc: true };
+    });
 
 const paging = {
   page: queryInt(1, 1_000_000).default(DEFAULT_PAGE),
@@ -160,14 +149,12 @@ const paging = {
 };
 
 export const PLAN_ORDER_FIELDS = ['createdDate', 'name', 'amount', 'status', 'planType'] as const;
-export const PlanSearchQuerySchema = z
-  .object({
-    name: z.string().max(255, { error: 'must be at most 255 characters' }).optional(),
-    status: oneOf(PLAN_STATUSES).optional(),
-    orderBy: orderBy(PLAN_ORDER_FIELDS).default({ field: 'createdDate', desc: true }),
-    ...paging,
-  })
-  .strict();
+export const PlanSearchQuerySchema = z.object({
+  name: z.string().max(255, { error: 'must be at most 255 characters' }).optional(),
+  status: oneOf(PLAN_STATUSES).optional(),
+  orderBy: orderBy(PLAN_ORDER_FIELDS, 'createdDate'),
+  ...paging,
+});
 export type PlanSearchQuery = z.infer<typeof PlanSearchQuerySchema>;
 
 export const SUBSCRIPTION_ORDER_FIELDS = [
@@ -176,14 +163,12 @@ export const SUBSCRIPTION_ORDER_FIELDS = [
   'orderNumber',
   'planName',
 ] as const;
-export const SubscriptionSearchQuerySchema = z
-  .object({
-    planName: z.string().max(255, { error: 'must be at most 255 characters' }).optional(),
-    status: oneOf(SUBSCRIPTION_STATUSES).optional(),
-    orderBy: orderBy(SUBSCRIPTION_ORDER_FIELDS).default({ field: 'createdDate', desc: true }),
-    ...paging,
-  })
-  .strict();
+export const SubscriptionSearchQuerySchema = z.object({
+  planName: z.string().max(255, { error: 'must be at most 255 characters' }).optional(),
+  status: oneOf(SUBSCRIPTION_STATUSES).optional(),
+  orderBy: orderBy(SUBSCRIPTION_ORDER_FIELDS, 'createdDate'),
+  ...paging,
+});
 export type SubscriptionSearchQuery = z.infer<typeof SubscriptionSearchQuerySchema>;
 
 const date = z.string().refine(isCalendarDate, { error: 'must be a date YYYY-MM-DD' });
@@ -204,10 +189,10 @@ export const BillingSearchQuerySchema = z
     status: oneOf(BILLING_STATUSES).optional(),
     expirationDateRangeStartDate: date.optional(),
     expirationDateRangeEndDate: date.optional(),
-    orderBy: orderBy(BILLING_ORDER_FIELDS).default({ field: 'createdDate', desc: true }),
+    orderBy: orderBy(BILLING_ORDER_FIELDS, 'createdDate'),
     ...paging,
   })
-  .strict()
+
   .superRefine((q, ctx) => {
     if (
       q.expirationDateRangeStartDate &&

@@ -27,12 +27,17 @@ export function saoPauloDate(iso: string): string {
   return new Date(Date.parse(iso) - 3 * 3_600_000).toISOString().slice(0, 10);
 }
 
-function toItem(r: Row): CancellationRequest {
+/**
+ * A list item. `amount` is the spec's "total transaction amount" (reais); what a partial
+ * request asks back is the extra `requestedAmount` (reais).
+ */
+function toItem(r: Row): CancellationRequest & { requestedAmount: number } {
   return {
     id: r.id,
     nsu: r.nsu,
     authorizationCode: r.authorization_code,
-    amount: r.amount / 100,
+    amount: r.transaction_amount / 100,
+    requestedAmount: r.amount / 100,
     operationDate: r.operation_date,
     installments: r.installments,
     status: r.status,
@@ -90,6 +95,7 @@ export async function openCancellationRequest(
     nsu: payment.nsu,
     authorization_code: payment.authorizationCode,
     amount,
+    transaction_amount: payment.amount,
     operation_date: saoPauloDate(payment.authorizedAt),
     installments: payment.installments,
     status: 'PENDENTE' as const,
@@ -143,7 +149,7 @@ export async function decideCancellationRequest(
   if (!moved) {
     return { ok: false, status: 409, tag: 'status', description: 'status: changed concurrently' };
   }
-  if (to === 'CANCELADO') {
+  if (to === 'CANCELADO' || to === 'APROVADO') {
     const prow = await ctx.db
       .selectFrom('payments')
       .selectAll()
@@ -151,7 +157,7 @@ export async function decideCancellationRequest(
       .executeTakeFirst();
     if (prow) {
       await ctx.events.emit({
-        type: 'payment.canceled',
+        type: to === 'CANCELADO' ? 'payment.canceled' : 'payment.refund-approved',
         payment: toStoredPayment(prow),
         cancellationRequestId: id,
         at: now,

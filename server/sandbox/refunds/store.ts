@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import { sql, type Generated } from 'kysely';
 import type { Migration } from '../../lib/db';
 import type { RefundStatus } from '../../gateway/schemas/refunds';
 
@@ -11,8 +11,10 @@ export interface RefundsTables {
     payment_id: string;
     nsu: string;
     authorization_code: string;
-    /** Cents (answered as a decimal in reais). */
+    /** Cents the request asks back (a partial request asks less than the payment). */
     amount: number;
+    /** Cents of the whole transaction: the list's `amount` ("total transaction amount"). */
+    transaction_amount: number;
     /** The payment's operation date, YYYY-MM-DD in São Paulo. */
     operation_date: string;
     installments: number;
@@ -48,6 +50,20 @@ export const refundsMigrations: Migration[] = [
         .on('cancellation_requests')
         .columns(['user_name', 'created_at', 'seq'])
         .execute();
+    },
+  },
+  {
+    name: 'refunds_0002_transaction_amount',
+    async up(db) {
+      await db.schema
+        .alterTable('cancellation_requests')
+        .addColumn('transaction_amount', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await sql`
+        update cancellation_requests set transaction_amount = coalesce(
+          (select p.amount from payments p where p.payment_id = cancellation_requests.payment_id),
+          amount)
+      `.execute(db);
     },
   },
 ];

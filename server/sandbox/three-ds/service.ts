@@ -13,11 +13,11 @@ import {
   threeDsFailItems,
   threeDsSuccess,
 } from '../payments/authorize';
-import { maskNumber } from '../payments/card';
-import { resolveCard } from '../payments/resolve-card';
+import { resolvePaymentCard } from '../payments/payment-card';
 import type { ApiAnswer } from '../payments/service';
 import { paymentsState } from '../payments/state';
 import type { ReturnCode } from '../payments/test-cards';
+import { pendingPaymentId } from './pending-payments';
 import { encodePareq, signPares, verifyPares, type ParesResult } from './pares';
 import type { ThreeDsTables } from './store';
 
@@ -43,7 +43,9 @@ export interface ChallengeInput {
   productType: string;
   installments: number;
   brand: CardBrand;
-  number: string;
+  /** The card number, or `vault:<vaultId>` for a token: only its salted hash is kept. */
+  cardIdentity: string;
+  maskedNumber: string;
   behaviour: 'challenge' | 'challenge_fail';
   returnCode: ReturnCode;
   internalError: boolean;
@@ -70,9 +72,9 @@ export async function createChallenge(
       product_type: input.productType,
       installments: input.installments,
       brand: input.brand,
-      masked_number: maskNumber(input.number),
+      masked_number: input.maskedNumber,
       pan_salt: salt,
-      pan_hash: panHash(salt, input.number),
+      pan_hash: panHash(salt, input.cardIdentity),
       behaviour: input.behaviour,
       return_code: input.returnCode,
       internal_error: input.internalError ? 1 : 0,
@@ -227,9 +229,9 @@ export async function validate3ds(
   if (body.payment.installments !== auth.installments) {
     return bad('payment.installments', 'does not match the authenticated payment');
   }
-  const card = await resolveCard(ctx, client.userName, body.cardInfo);
+  const card = await resolvePaymentCard(ctx, client.userName, body.cardInfo);
   if (!card.ok) return { status: 400, body: card.items };
-  if (panHash(auth.pan_salt, card.card.number) !== auth.pan_hash) {
+  if (panHash(auth.pan_salt, card.card.identity) !== auth.pan_hash) {
     return bad('cardInfo', 'is not the card that was authenticated');
   }
   const used = await ctx.db
@@ -244,6 +246,7 @@ export async function validate3ds(
   }
   if (auth.internal_error) return { status: 500, body: INTERNAL_ERROR_ITEMS };
   const payment = await recordAuthorization(ctx, {
+    paymentId: await pendingPaymentId(ctx, auth.id),
     client: findClient(ctx, auth.user_name) ?? client,
     transactionType: 'debit',
     productType: auth.product_type,

@@ -121,6 +121,29 @@ export async function listVault(
   return rows.map((r) => ({ ...toEntry(r), userName: r.user_name, createdAt: r.created_at }));
 }
 
+/**
+ * A client's vaulted card with the behaviour it was vaulted with (DESIGN §5 test cards); a
+ * card past its expiry on the sandbox clock declines `54`. Null when the client has no such
+ * vaultId. Payments with `cardInfo.numberToken` and recurrence billings both charge through it.
+ */
+export async function findVaultedCard(
+  ctx: SandboxContext,
+  userName: string,
+  vaultId: string,
+): Promise<{ entry: VaultEntry; behaviour: CardBehaviour } | null> {
+  const row = await findRow(ctx, userName, vaultId);
+  if (!row) return null;
+  const behaviour: CardBehaviour = {
+    brand: row.brand,
+    threeDs: row.three_ds as CardBehaviour['threeDs'],
+    returnCode: expiryValid(row.exp_month, row.exp_year, ctx.clock.now())
+      ? (row.return_code as ReturnCode)
+      : '54',
+    ...(row.internal_error ? { internalError: true as const } : {}),
+  };
+  return { entry: toEntry(row), behaviour };
+}
+
 export type VaultChargeResult =
   | { ok: true; payment: StoredPayment }
   | {
@@ -145,21 +168,12 @@ export async function authorizeVaulted(
     billingId?: string | undefined;
   },
 ): Promise<VaultChargeResult> {
-  const row = await findRow(ctx, input.userName, input.vaultId);
+  const card = await findVaultedCard(ctx, input.userName, input.vaultId);
   const client = findClient(ctx, input.userName);
-  if (!row || !client) {
+  if (!card || !client) {
     return { ok: false, reason: 'not_found', description: `vault ${input.vaultId} not found` };
   }
-  let behaviour: CardBehaviour = {
-    brand: row.brand,
-    threeDs: row.three_ds as CardBehaviour['threeDs'],
-    returnCode: row.return_code as ReturnCode,
-    ...(row.internal_error ? { internalError: true as const } : {}),
-  };
-  if (!expiryValid(row.exp_month, row.exp_year, ctx.clock.now())) {
-    behaviour = { ...behaviour, returnCode: '54' };
-  }
-  behaviour = applyOverride(behaviour, paymentsState(ctx).outcomes.take());
+  const behaviour = applyOverride(card.behaviour, paymentsState(ctx).outcomes.take());
   if (behaviour.internalError) {
     return { ok: false, reason: 'error', description: UNKNOWN_ERROR_DESCRIPTION };
   }
@@ -169,8 +183,8 @@ export async function authorizeVaulted(
     productType: 'avista',
     installments: 1,
     amount: input.amount,
-    brand: row.brand,
-    maskedNumber: `${row.first_six}*****${row.last_four}`,
+    brand: card.entry.brand,
+    maskedNumber: card.entry.maskedNumber,
     referenceTransaction: input.referenceTransaction ?? null,
     configSplit: null,
     billingId: input.billingId ?? null,

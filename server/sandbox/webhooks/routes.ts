@@ -4,6 +4,7 @@ import { errorResponse, parseJsonBody, parseQuery } from '../../lib/http';
 import type { SandboxContext, SandboxEnv } from '../context';
 import { accountNumberParam, forbidOtherAccount } from '../reconciliation/query';
 import { WebhookSubscriptionRequestSchema } from '../../gateway/schemas/webhooks';
+import { unreachableReason } from './reachability';
 import { notificationBody, type WebhookService } from './service';
 
 const AccountQuery = z.object({ accountNumber: accountNumberParam });
@@ -30,6 +31,10 @@ export function webhookApiRoutes(ctx: SandboxContext, webhooks: WebhookService):
       if (!a.ok) return a.response;
       const body = await parseJsonBody(c, SubscriptionBody);
       if (!body.ok) return body.response;
+      const unreachable = await unreachableReason(body.data.url);
+      if (unreachable) {
+        return errorResponse(c, 400, 'url', `url: is not reachable: ${unreachable}`);
+      }
       await webhooks.setSubscription(a.data, body.data.url, body.data.basicAuth);
       return c.json({ url: body.data.url });
     })

@@ -1,31 +1,14 @@
-import { MS } from '../../lib/clock';
 import { outsideTransactionScope } from '../../lib/db';
 import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
 import { spIso } from '../reconciliation/calendar';
 import { SecretBox } from './secret-box';
 import type { NotificationRow } from './store';
+import { afterAttempt, DELIVERY_TIMEOUT_MS } from './retry';
 import { fetchTransport, httpTransport, type WebhookTransport } from './transport';
 
-/**
- * Delays before each retry (DESIGN §5): the first attempt is immediate, then 5 s, 5 min,
- * 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h after the previous attempt — ten attempts over
- * about three and a half days, so an endpoint down for hours still gets the notification.
- */
-export const RETRY_DELAYS_MS = [
-  5 * MS.second,
-  5 * MS.minute,
-  30 * MS.minute,
-  2 * MS.hour,
-  5 * MS.hour,
-  10 * MS.hour,
-  14 * MS.hour,
-  20 * MS.hour,
-  24 * MS.hour,
-] as const;
-export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
-/** The spec advises endpoints to answer within 30 s; we wait that long, then retry. */
-export const DELIVERY_TIMEOUT_MS = 30_000;
+export { afterAttempt, DELIVERY_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS } from './retry';
+
 /** Deliveries in flight at once (across accounts); the outbox is drained in batches. */
 export const DELIVERY_CONCURRENCY = 128;
 const BATCH = 2000;
@@ -407,12 +390,7 @@ export class WebhookService {
         error: r.error,
         duration_ms: r.durationMs,
       });
-      let status = 'pending';
-      let nextMs: number | null = null;
-      if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) status = 'delivered';
-      else if (r.statusCode === 400) status = 'failed';
-      else if (attempts >= MAX_ATTEMPTS) status = 'failed';
-      else nextMs = nowMs + RETRY_DELAYS_MS[attempts - 1]!;
+      const { status, nextMs } = afterAttempt(r.statusCode, attempts, nowMs);
       group(
         {
           status,

@@ -1,8 +1,10 @@
+import { Hono } from 'hono';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerWebhook } from '../../../server/bff/webhooks/register';
 import { createGatewayClient } from '../../../server/gateway/client';
 import { createLogger, silentLogger } from '../../../server/lib/logging';
+import { listen } from '../../support/servers';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
 
 let sb: TestSandbox;
@@ -27,8 +29,10 @@ describe('registering the BFF receiver with the gateway at start', () => {
         },
       }),
     });
+    // The gateway checks the URL is reachable, so the "BFF" must listen there.
+    const bff = await listen(new Hono().post('/webhooks/gateway', (c) => c.body(null, 200)));
     const ok = await registerWebhook(gateway, {
-      publicUrl: 'http://localhost:3001/',
+      publicUrl: `${bff.url}/`,
       accountNumber: '1001',
       user: 'gateway',
       password: 'hook-pass',
@@ -36,7 +40,8 @@ describe('registering the BFF receiver with the gateway at start', () => {
     });
     expect(ok).toBe(true);
     const res = await sb.call('GET', '/api/webhooks/subscriptions?accountNumber=1001');
-    expect(res.body).toEqual({ url: 'http://localhost:3001/webhooks/gateway' });
+    expect(res.body).toEqual({ url: `${bff.url}/webhooks/gateway` });
+    await bff.close();
     const sealed = await sb.sandbox.ctx.db
       .selectFrom('webhook_subscriptions')
       .select('basic_auth_enc')

@@ -84,6 +84,8 @@ export function debitBody(encryptedCard: string, amount = 2_500) {
     payment: debitPayment(amount),
     sellerInfo: sellerInfo3ds,
     deviceInfo: {
+      httpAcceptBrowserValue: 'text/html',
+      httpAcceptContent: 'text/html',
       httpBrowserLanguage: 'pt-BR',
       httpBrowserJavaEnabled: 'N' as const,
       httpBrowserJavaScriptEnabled: true,

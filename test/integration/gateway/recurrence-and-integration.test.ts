@@ -1,5 +1,7 @@
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayValidationError, type GatewayClient } from '../../../server/gateway';
+import { listen } from '../../support/servers';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
 import { encryptCard, sandboxClient, spToday } from './helpers';
 
@@ -146,12 +148,15 @@ describe('gateway client against the sandbox: bank slips', () => {
 describe('gateway client against the sandbox: webhooks', () => {
   it('registers, reads and removes the webhook URL', async () => {
     const basicAuth = Buffer.from('gateway:gateway').toString('base64');
-    const url = 'http://127.0.0.1:9/webhooks/gateway';
+    // The gateway checks the URL is reachable: a receiver must listen there.
+    const receiver = await listen(new Hono().post('/webhooks/gateway', (c) => c.body(null, 200)));
+    const url = `${receiver.url}/webhooks/gateway`;
     expect(await gc.setWebhook({ accountNumber: ACCOUNT, url, basicAuth })).toEqual({ url });
     expect(await gc.getWebhook({ accountNumber: ACCOUNT })).toEqual({ url });
     expect(await gc.deleteWebhook({ accountNumber: ACCOUNT })).toEqual({ url });
     await expect(gc.getWebhook({ accountNumber: ACCOUNT })).rejects.toBeInstanceOf(
       GatewayValidationError,
     );
+    await receiver.close();
   });
 });

@@ -94,6 +94,8 @@ export function debitBody(
       urlSite3DS: 'http://localhost:3000/checkout',
     },
     deviceInfo: {
+      httpAcceptBrowserValue: 'text/html',
+      httpAcceptContent: 'text/html',
       httpBrowserLanguage: 'pt-BR',
       httpBrowserJavaEnabled: 'N',
       httpBrowserJavaScriptEnabled: true,

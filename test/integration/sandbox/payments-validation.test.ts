@@ -209,7 +209,7 @@ describe('POST /v1/payments field rules', () => {
       'split percent 101',
       (b) =>
         ((b as Record<string, unknown>).configSplit = [
-          { documentNumberBeneficiary: '12345678901', percent: 101, type: 'bruto' },
+          { documentNumberBeneficiary: '12345678909', percent: 101, type: 'bruto' },
         ]),
       'configSplit.0.percent',
     ],
@@ -217,7 +217,7 @@ describe('POST /v1/payments field rules', () => {
       'split percent 3 decimals',
       (b) =>
         ((b as Record<string, unknown>).configSplit = [
-          { documentNumberBeneficiary: '12345678901', percent: 1.125, type: 'bruto' },
+          { documentNumberBeneficiary: '12345678909', percent: 1.125, type: 'bruto' },
         ]),
       'configSplit.0.percent',
     ],
@@ -225,7 +225,7 @@ describe('POST /v1/payments field rules', () => {
       'split type enum',
       (b) =>
         ((b as Record<string, unknown>).configSplit = [
-          { documentNumberBeneficiary: '12345678901', percent: 10, type: 'net' },
+          { documentNumberBeneficiary: '12345678909', percent: 10, type: 'net' },
         ]),
       'configSplit.0.type',
     ],
@@ -233,8 +233,8 @@ describe('POST /v1/payments field rules', () => {
       'split sum over 100',
       (b) =>
         ((b as Record<string, unknown>).configSplit = [
-          { documentNumberBeneficiary: '12345678901', percent: 60, type: 'bruto' },
-          { documentNumberBeneficiary: '12345678000190', percent: 41, type: 'bruto' },
+          { documentNumberBeneficiary: '12345678909', percent: 60, type: 'bruto' },
+          { documentNumberBeneficiary: '11222333000181', percent: 41, type: 'bruto' },
         ]),
       'configSplit',
     ],
@@ -250,8 +250,8 @@ describe('POST /v1/payments field rules', () => {
     const body = {
       ...creditBody(card(), { productType: 'lojista', installments: 6 }),
       configSplit: [
-        { documentNumberBeneficiary: '12345678901', percent: 60.5, type: 'bruto' },
-        { documentNumberBeneficiary: '12345678000190', percent: 39.5, type: 'liquido' },
+        { documentNumberBeneficiary: '12345678909', percent: 60.5, type: 'bruto' },
+        { documentNumberBeneficiary: '11222333000181', percent: 39.5, type: 'liquido' },
       ],
     };
     const res = await sb.call('POST', '/v1/payments', { body });

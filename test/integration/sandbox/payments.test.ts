@@ -103,7 +103,7 @@ describe('POST /v1/payments/3ds (debit)', () => {
     });
     expect(res.status).toBe(200);
     const body = res.body as { paymentAuthorization?: unknown; threeDs: Record<string, string> };
-    expect(body.paymentAuthorization).toBeUndefined();
+    expect(body.paymentAuthorization).toMatchObject({ status: 'PENDING_AUTHENTICATION' });
     expect(body.threeDs).toMatchObject({
       status: 'PENDING_AUTHENTICATION',
       acsUrl: `${sb.url}/acs/challenge`,

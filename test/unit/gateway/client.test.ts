@@ -274,6 +274,44 @@ describe('createGatewayClient: answers', () => {
     expect(res.paymentAuthorization).toBeUndefined();
   });
 
+  it('a paymentAuthorization beside a pending challenge is no decline: threeDs is read first', async () => {
+    // Recorded from the sandbox (DESIGN §5): every 200 of /v1/payments/3ds carries both.
+    const recorded = {
+      paymentAuthorization: {
+        returnCode: '',
+        description: 'Aguardando autenticação 3DS',
+        paymentId: '17794032000001234567',
+        authorizationCode: '',
+        orderNumber: 'cs_abc',
+        amount: 2500,
+        releaseAt: '2026-05-21T12:00:00.000Z',
+        status: 'PENDING_AUTHENTICATION',
+      },
+      threeDs: {
+        status: 'PENDING_AUTHENTICATION',
+        threeDsVersion: '2.2.0',
+        acsUrl: 'http://localhost:4010/acs/challenge',
+        pareq: 'ZmFrZS1yZWY=',
+        authenticationTransactionId: '0b9f5b8e-3f7c-4c36-9a61-6f3a8f0f1d2e',
+      },
+    };
+    gw = await startFakeGateway((app) => app.post('/v1/payments/3ds', (c) => c.json(recorded)));
+    const res = await client(gw.url).createDebit3dsPayment({
+      payment: { transactionType: 'debit', amount: 2500, productType: 'debito', installments: 1 },
+      sellerInfo: {
+        codeAntiFraud: '3f2a1c4e-8b9d-4e6f-a1b2-c3d4e5f6a7b8',
+        code3DS: 'x',
+        urlSite3DS: 'https://m.example',
+      },
+      cardInfo: { cardholderName: 'ANA', encryptedCard: 'abc' },
+    });
+    expect(res.threeDs.status).toBe('PENDING_AUTHENTICATION');
+    expect(res.threeDs.authenticationTransactionId).toBe(
+      recorded.threeDs.authenticationTransactionId,
+    );
+    expect(res.paymentAuthorization?.paymentId).toBe('17794032000001234567');
+  });
+
   it.each([
     ['a body of the wrong shape', { paymentAuthorization: { returnCode: '00' } }],
     ['a body that is not JSON', '<html>ok</html>'],

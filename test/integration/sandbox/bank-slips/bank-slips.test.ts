@@ -33,7 +33,7 @@ describe('issuing', () => {
   it('returns a slip with a valid barcode, digitable line and Pix code', async () => {
     const slip = await issue({ payerName: 'Maria Silva', referenceCode: 'ORDER-1' });
     expect(slip).toMatchObject({
-      value: 150.5,
+      value: '150.50',
       issueDate: '2026-03-10',
       dueDate: '2026-03-20',
       payerName: 'Maria Silva',
@@ -123,11 +123,11 @@ describe('paying, overdue and the four reads', () => {
       statusBill: 3,
       effectivePaymentDate: '2026-03-13',
       effectiveCreditDate: '2026-03-16', // Friday → Monday
-      effectivePaymentValue: 20,
+      effectivePaymentValue: '20.00',
     });
     // An overdue slip can still be paid, for a different amount.
     const late = await pay(early.id, { value: 10.3 });
-    expect(late.body).toMatchObject({ statusBill: 3, effectivePaymentValue: 10.3 });
+    expect(late.body).toMatchObject({ statusBill: 3, effectivePaymentValue: '10.30' });
     expect((await pay(early.id)).status).toBe(409);
 
     const byPayment = await q('list/by/payment-date', {

@@ -82,7 +82,7 @@ describe('the ledger follows real payments', () => {
   it('an installment sale: one row per installment, fees, receipts, splits, notifications', async () => {
     receiver.received.length = 0;
     const p = await pay(12_346, 3, {
-      configSplit: [{ documentNumberBeneficiary: '12345678000199', percent: 10, type: 'bruto' }],
+      configSplit: [{ documentNumberBeneficiary: '12345678000195', percent: 10, type: 'bruto' }],
     });
     const res = await search('search-by-code', { accountNumber: 1001, nsu: p.nsu });
     expect(res.status).toBe(200);
@@ -113,7 +113,7 @@ describe('the ledger follows real payments', () => {
       transactionPaymentIdWeb: p.paymentId,
       splits: [
         {
-          beneficiario: '12345678000199',
+          beneficiario: '12345678000195',
           tipoSplit: 'bruto',
           pctSplit: 10,
           valorBaseSplit: 41.16,
@@ -182,7 +182,7 @@ describe('the ledger follows real payments', () => {
     expect((summary.body as Row[]).find((r) => r.nsu === p.nsu)).toMatchObject({
       transactionStatus: 'B',
       installments: '3',
-      amount: '123.46',
+      amount: '123.4600',
     });
     await cancel(p.paymentId);
     const canceled = (await search('search-by-code', { accountNumber: 1001, nsu: p.nsu }))

@@ -75,8 +75,6 @@ describe('plans', () => {
     [{ ...monthlyPlan, attempts: 5 }, 'attempts', 'at most 4'],
     [{ ...monthlyPlan, attempts: -1 }, 'attempts', 'at least 0'],
     [{ ...monthlyPlan, trialDays: 1.5 }, 'trialDays', 'integer'],
-    [{ ...monthlyPlan, interval: 45 }, 'interval', 'set by planType Monthly'],
-    [{ ...monthlyPlan, installments: 12 }, 'installments', 'set by planType Monthly'],
     [{ ...monthlyPlan, planType: 'Custom', installments: 3 }, 'interval', 'required for Custom'],
     [
       { ...monthlyPlan, planType: 'Custom', interval: 19, installments: 3 },
@@ -249,9 +247,7 @@ describe('plan search', () => {
         ['limit=0', 'limit'],
         ['page=0', 'page'],
         ['page=x', 'page'],
-        ['orderBy=price', 'orderBy'],
         ['status=Paused', 'status'],
-        ['colour=red', ''],
       ] as const) {
         const res = await s2.call('GET', `/v1/recurrences/plans?${query}`);
         expect(res.status, query).toBe(400);

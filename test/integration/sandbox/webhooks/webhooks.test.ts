@@ -71,17 +71,32 @@ describe('webhook management', () => {
     expect((await sb.call('GET', '/api/webhooks/subscriptions?accountNumber=1001')).status).toBe(
       404,
     );
-    const set = await subscribe('https://example.test/a');
-    expect(set).toMatchObject({ status: 200, body: { url: 'https://example.test/a' } });
-    await subscribe('https://example.test/b');
+    const set = await subscribe(`${receiver.url}/a`);
+    expect(set).toMatchObject({ status: 200, body: { url: `${receiver.url}/a` } });
+    await subscribe(`${receiver.url}/b`);
     expect((await sb.call('GET', '/api/webhooks/subscriptions?accountNumber=1001')).body).toEqual({
-      url: 'https://example.test/b',
+      url: `${receiver.url}/b`,
     });
     const del = await sb.call('DELETE', '/api/webhooks/subscriptions?accountNumber=1001');
-    expect(del).toMatchObject({ status: 200, body: { url: 'https://example.test/b' } });
+    expect(del).toMatchObject({ status: 200, body: { url: `${receiver.url}/b` } });
     expect((await sb.call('DELETE', '/api/webhooks/subscriptions?accountNumber=1001')).status).toBe(
       404,
     );
+  });
+
+  it('refuses a URL whose host does not accept a connection (spec: "valid and reachable")', async () => {
+    const gone = await startReceiver();
+    const closed = `${gone.url}/hook`;
+    await gone.close();
+    const res = await subscribe(closed);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual([
+      { tag: 'url', description: expect.stringMatching(/^url: is not reachable: .*ECONNREFUSED/) },
+    ]);
+    expect((await sb.call('GET', '/api/webhooks/subscriptions?accountNumber=1001')).status).toBe(
+      404,
+    );
+    expect((await subscribe(`${receiver.url}/hook`)).status).toBe(200);
   });
 
   it.each([
@@ -206,8 +221,13 @@ describe('delivery', () => {
   });
 
   it('an endpoint down for two hours still gets it; ten attempts at most', async () => {
-    const down = `http://127.0.0.1:1/hook`; // nothing listens on port 1
-    await subscribe(down);
+    // Registration checks the URL is reachable: register a receiver, then take it down.
+    const subscribeThenDown = async () => {
+      const gone = await startReceiver();
+      await subscribe(`${gone.url}/hook`);
+      await gone.close();
+    };
+    await subscribeThenDown();
     await webhooksOf(sb.sandbox.ctx).notify([event(), event({ installmentNumber: 2 })]);
     await waitFor(async () => (await deliveries()).every((d) => d.attemptCount === 1));
     await advance({ hours: 2 });
@@ -219,7 +239,7 @@ describe('delivery', () => {
     expect(receiver.received.map((r) => r.body.installmentNumber).sort()).toEqual([1, 2]);
     expect((await deliveries()).map((d) => d.status)).toEqual(['delivered', 'delivered']);
 
-    await subscribe(down);
+    await subscribeThenDown();
     await webhooksOf(sb.sandbox.ctx).notify([event({ installmentNumber: 3 })]);
     await advance({ days: 4 });
     const [last] = await deliveries();

@@ -67,7 +67,8 @@ describe('CreatePlanBodySchema', () => {
     [{ ...base, interval: 20, installments: 0 }, false],
     [{ ...base, planType: 'Yearly' }, true],
     [{ ...base, planType: 'Yearly', interval: 365, installments: 0 }, true],
-    [{ ...base, planType: 'Yearly', interval: 30 }, false],
+    // Plan rule 2: non-Custom types set interval and installments; values sent are overwritten.
+    [{ ...base, planType: 'Yearly', interval: 30 }, true],
     [{ ...base, planType: 'Monthly', amount: '999999999999.99' }, true],
     [{ ...base, planType: 'Monthly', amount: 0.001 }, false],
   ])('%# → %s', (body, ok) => {
