@@ -53,6 +53,7 @@ export const SESSION_STATUSES = [
   'succeeded',
   'failed',
   'expired',
+  'pending',
 ] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
@@ -80,6 +81,16 @@ export interface PublicSession {
   plan?: { id: string; name: string; amount: number; intervalDays: number; description: string };
   /** Set once the session has ended. */
   outcome?: PayResult;
+  /** While `status` is `challenge`: the bank step waiting, so a reloaded frame can reopen it. */
+  challenge?: PendingChallenge;
+}
+
+export interface PendingChallenge {
+  challengeId: string;
+  challengeUrl: string;
+  windowSize: ChallengeWindowSize;
+  /** The bank has answered: only the validate call (`challenge/complete`) is left. */
+  answered: boolean;
 }
 
 /** Device data the frame reads for 3DS (DESIGN §3); the BFF adds Accept, IP and User-Agent. */
@@ -159,7 +170,8 @@ export type PayResult =
       status: 'failed';
       error: { code: FailureCode; retryable: boolean };
       attemptsLeft: number;
-    };
+    }
+  | { status: 'pending' };
 
 /** Message the TermUrl page posts to the host window (merchant origin as exact target). */
 export interface ChallengeAnsweredMessage {

@@ -320,9 +320,10 @@ export async function pay(
 }
 
 /**
- * A new pay while a challenge waits unanswered means the shopper left it (a reloaded page, a
- * closed dialog whose cancel was lost): the challenge is canceled, using its attempt, so the
- * session is not stuck for ten minutes. An answered challenge is left to complete.
+ * A new pay while a challenge waits unanswered means the shopper left it (a closed dialog whose
+ * cancel was lost, another card chosen after a reload): the challenge is canceled, without
+ * using an attempt (the bank did not judge the card), so the session is not stuck for ten
+ * minutes. An answered challenge is left to complete.
  */
 async function abandonPendingChallenge(ctx: BffContext, row: SessionRow): Promise<SessionRow> {
   const pending = await ctx.db
@@ -333,7 +334,7 @@ async function abandonPendingChallenge(ctx: BffContext, row: SessionRow): Promis
     .execute();
   for (const ch of pending) {
     if (await transitionChallenge(ctx.db, ch.id, ['pending'], 'canceled')) {
-      await endAttemptAsFailure(ctx, row, ch.attempt_id, 'challenge_canceled', true, 'challenge');
+      await endAttemptAsFailure(ctx, row, ch.attempt_id, 'challenge_canceled', false, 'challenge');
     }
   }
   return (await findSession(ctx.db, row.id)) ?? row;
@@ -681,9 +682,11 @@ export async function cancelChallenge(
   }
   const row = (await findSession(ctx.db, sessionRow.id)) ?? sessionRow;
   const code: FailureCode = timedOut ? 'challenge_timeout' : 'challenge_canceled';
+  // A shopper who closes the dialog has not had the card judged: no attempt used. A decline
+  // (a failed challenge) and a timeout still count.
   return {
     ok: true,
-    result: await endAttemptAsFailure(ctx, row, ch.attempt_id, code, true, 'challenge'),
+    result: await endAttemptAsFailure(ctx, row, ch.attempt_id, code, timedOut, 'challenge'),
   };
 }
 
