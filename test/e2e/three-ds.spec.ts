@@ -10,7 +10,7 @@ test.describe('3-D Secure', () => {
     const sessionId = await checkout.sessionId();
     const termPosts: { url: string; body: string }[] = [];
     page.on('request', (r) => {
-      if (r.method() === 'POST' && /\/checkout\/challenge\/[^/]+\/return$/.test(r.url())) {
+      if (r.method() === 'POST' && /\/checkout\/challenge\/[^/]+\/return(\?|$)/.test(r.url())) {
         termPosts.push({ url: r.url(), body: r.postData() ?? '' });
       }
     });
