@@ -32,8 +32,7 @@ test.describe('paying in the demo', () => {
     await checkout.payWith({ number: CARDS.declined }, 'debit');
     const failed = await checkout.waitForEvent('checkout-failed');
     expect(failed).toMatchObject({ code: 'declined', retryable: true });
-    await expect(checkout.alert).not.toBeEmpty();
-    await expect(checkout.pageError).toContainText('O pagamento não foi concluído');
+    await checkout.expectFailureToldOnce('O pagamento não foi autorizado. Tente outro cartão.');
 
     await checkout.cardNumber.fill(CARDS.frictionless);
     await checkout.pay.click();
