@@ -83,3 +83,94 @@ test.describe('3-D Secure', () => {
     expect(session.attempts.map((a) => a.status)).toEqual(['failed']);
   });
 });
+
+test.describe('the 3-D Secure dialog', () => {
+  test("focus lands on the bank's code field, never the close button, and comes back", async ({
+    checkout,
+    order,
+  }) => {
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await expect(checkout.alert).toHaveText('Confirme o pagamento na janela do seu banco.');
+    await checkout.challenge.acsFrame();
+    await expect.poll(() => checkout.challenge.focusedPart()).toBe('challenge-frame');
+    await expect.poll(() => checkout.challenge.otpFocused()).toBe(true);
+
+    // Esc still cancels from the dialog's own chrome (key presses inside the bank's page go
+    // to the bank's cross-origin document, never to the merchant page); the bank notice goes
+    // and the focus is back in the form, on the pay button.
+    await checkout.challenge.closeButton.focus();
+    await checkout.page.keyboard.press('Escape');
+    await checkout.challenge.expectClosed();
+    const failed = await checkout.waitForEvent('checkout-failed');
+    expect(failed.code).toBe('challenge_canceled');
+    await expect(checkout.alert).not.toContainText('janela do seu banco');
+    await expect.poll(() => checkout.focusedInFrame()).toBe('pay');
+
+    // Typing straight away works: the shopper pays again from where the focus is.
+    await checkout.page.keyboard.press('Enter');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.submitOtp(OTP);
+    await checkout.waitForEvent('checkout-succeeded');
+    await order.expectPaid();
+  });
+
+  test('the close button cancels without using an attempt; the notice goes', async ({
+    checkout,
+    merchant,
+  }) => {
+    const sessionId = await checkout.sessionId();
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.acsFrame();
+    await checkout.challenge.close();
+    await checkout.challenge.expectClosed();
+    await checkout.waitForEvent('checkout-failed');
+    await expect(checkout.alert).toHaveText(
+      'A confirmação com o banco foi cancelada. Tente de novo. Restam 3 tentativas.',
+    );
+    const session = (await merchant.session(sessionId)) as unknown as { attemptsLeft: number };
+    expect(session.attemptsLeft).toBe(3);
+  });
+
+  test('the bank notice goes when the bank says no, too', async ({ checkout }) => {
+    await checkout.payWith({ number: CARDS.challengeFails }, 'debit');
+    await checkout.challenge.expectOpen();
+    await expect(checkout.alert).toContainText('janela do seu banco');
+    await checkout.challenge.submitOtp(OTP);
+    await checkout.waitForEvent('checkout-failed');
+    await checkout.challenge.expectClosed();
+    await expect(checkout.alert).not.toContainText('janela do seu banco');
+  });
+
+  test('a reload during a challenge shows the bank step waiting and reopens it', async ({
+    checkout,
+    order,
+    merchant,
+    page,
+  }) => {
+    const sessionId = await checkout.sessionId();
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.acsFrame();
+
+    await page.reload();
+    await expect(checkout.cardNumber).toBeVisible();
+    await expect(checkout.alert).toHaveText(
+      'Falta confirmar o pagamento com o seu banco. Confira os dados do cartão e continue.',
+    );
+    await expect(checkout.pay).toHaveText(/Continuar com o banco/);
+    expect(await checkout.sessionId()).toBe(sessionId);
+
+    // The card is typed again (it never leaves the frame's memory), then the same bank step.
+    await checkout.fillCard({ number: CARDS.challenge });
+    await checkout.pay.click();
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.submitOtp(OTP);
+    await checkout.waitForEvent('checkout-succeeded');
+    await order.expectPaid();
+    const session = await merchant.session(sessionId);
+    // One attempt, the one the challenge belonged to: nothing was canceled by the reload.
+    expect(session.attempts.map((a) => a.status)).toEqual(['succeeded']);
+  });
+});
