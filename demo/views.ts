@@ -4,6 +4,15 @@ import type { CartLine } from './cart';
 import { MAX_QUANTITY } from './cart';
 import { formatBrl, type Product } from './catalog';
 import type { MerchantAttempt, MerchantSession } from './merchant-client';
+import { installmentOptions } from '../widget/card/money';
+import { installmentText } from '../widget/frame/installments';
+import { messagesFor } from '../widget/i18n';
+
+/** The installment plan in the words the card form used: `3x de R$ 16,63 sem juros (…)`. */
+function planText(amount: number, count: number): string {
+  const option = installmentOptions(amount, count)[count - 1];
+  return option ? installmentText(messagesFor('pt-BR'), option, amount) : `${count}x`;
+}
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -312,7 +321,7 @@ export function orderPage(session: MerchantSession): Html {
               <dd data-testid="order-method">
                 ${attempt.method === 'debit' ? 'Débito' : 'Crédito'}${
                   attempt.installments && attempt.installments > 1
-                    ? ` em ${attempt.installments} parcelas`
+                    ? `, ${planText(attempt.amount ?? session.amount ?? 0, attempt.installments)}`
                     : ''
                 }
               </dd>

@@ -55,7 +55,10 @@ test.describe('paying in the demo', () => {
     expect(succeeded.method).toBe('credit');
 
     await order.expectPaid();
-    await expect(order.method).toHaveText('Crédito em 3 parcelas');
+    // The order page repeats the plan as the form showed it.
+    await expect(order.method).toHaveText(
+      'Crédito, 3x de R$\u00a016,63 sem juros (total R$\u00a049,90)',
+    );
     const session = await merchant.session(sessionId);
     expect(session.attempts).toHaveLength(1);
     expect(session.attempts[0]).toMatchObject({
