@@ -1,6 +1,7 @@
 import type { Frame, Page } from '@playwright/test';
 import { ConsolePage } from './pages/console-page';
 import { expectNoAxeViolations } from './support/axe';
+import { saveScreenshot } from './support/screenshots';
 import { CARDS, expect, test } from './fixtures';
 
 /** The card form's document (the BFF frame), as a Frame for script injection. */
@@ -71,6 +72,7 @@ test.describe('accessibility', () => {
     await checkout.cardNumber.fill(CARDS.elo);
     await expect(checkout.frame.getByRole('img', { name: 'Bandeira: Elo' })).toBeVisible();
     await expectNoAxeViolations(frame);
+    await saveScreenshot(page, 'checkout-390x844');
 
     await checkout.fillCard({ number: CARDS.declined });
     await checkout.pay.click();
@@ -83,6 +85,7 @@ test.describe('accessibility', () => {
     await checkout.pay.click();
     await checkout.challenge.expectOpen();
     await checkout.challenge.acsFrame();
+    await saveScreenshot(page, 'challenge-390x844', false);
     await expectNoAxeViolations(page);
     await expectNoAxeViolations(frame);
   });

@@ -1,10 +1,12 @@
 import { CARDS, expect, test } from './fixtures';
 import { CheckoutPage, futureExpiry } from './pages/checkout-page';
+import { saveScreenshot } from './support/screenshots';
 
 test.describe('the card form', () => {
   test('accepted brands are named, and the detected brand is marked in the number field', async ({
     checkout,
   }) => {
+    await checkout.page.setViewportSize({ width: 1280, height: 800 });
     const marks = checkout.acceptedBrands.getByRole('img');
     await expect(marks).toHaveCount(5);
     for (const name of ['Visa', 'Mastercard', 'American Express', 'Elo', 'Hipercard']) {
@@ -13,6 +15,7 @@ test.describe('the card form', () => {
     await checkout.cardNumber.fill(CARDS.elo);
     const mark = checkout.frame.getByRole('img', { name: 'Bandeira: Elo' });
     await expect(mark).toBeVisible();
+    await saveScreenshot(checkout.page, 'checkout-1280x800');
     await expect(mark).toHaveAttribute('data-brand', 'elo');
     // The marks are drawn from the BFF's sprite, which the frame really loads.
     const href = await mark.locator('use').getAttribute('href');

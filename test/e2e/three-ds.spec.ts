@@ -1,4 +1,5 @@
 import { CARDS, OTP, expect, test } from './fixtures';
+import { saveScreenshot } from './support/screenshots';
 
 test.describe('3-D Secure', () => {
   test('challenge answered with the right OTP pays, and a replayed TermUrl post is refused', async ({
@@ -89,12 +90,14 @@ test.describe('the 3-D Secure dialog', () => {
     checkout,
     order,
   }) => {
+    await checkout.page.setViewportSize({ width: 1280, height: 800 });
     await checkout.payWith({ number: CARDS.challenge }, 'debit');
     await checkout.challenge.expectOpen();
     await expect(checkout.alert).toHaveText('Confirme o pagamento na janela do seu banco.');
     await checkout.challenge.acsFrame();
     await expect.poll(() => checkout.challenge.focusedPart()).toBe('challenge-frame');
     await expect.poll(() => checkout.challenge.otpFocused()).toBe(true);
+    await saveScreenshot(checkout.page, 'challenge-1280x800', false);
 
     // Esc still cancels from the dialog's own chrome (key presses inside the bank's page go
     // to the bank's cross-origin document, never to the merchant page); the bank notice goes

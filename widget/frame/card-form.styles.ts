@@ -60,6 +60,7 @@ export const CARD_FORM_CSS = `
   }
   .field {
     display: grid;
+    align-content: start;
     gap: 4px;
     min-width: 0;
   }
