@@ -71,12 +71,34 @@ test.describe('the shopper is told the truth (issue 9 §4)', () => {
     await checkout.payWith({ number: CARDS.frictionless }, 'debit');
     await expect(checkout.alert).toHaveText('Estamos confirmando seu pagamento…');
     await expect(checkout.pay).toBeDisabled();
-    await expect(checkout.pay).toContainText('Estamos confirmando seu pagamento…');
+    await expect(checkout.spinner).toBeVisible();
+    await expect(checkout.frame.getByText('Estamos confirmando seu pagamento…')).toHaveCount(1);
     await expect(checkout.alert).not.toContainText(/Tente|outro cartão/);
     await checkout.waitForEvent('checkout-succeeded');
     expect(pendingReads).toBeLessThan(0);
     await order.expectPaid();
     expect(await checkout.events('checkout-failed')).toEqual([]);
+  });
+
+  test('a tab left open on a paid session learns it when shown again', async ({
+    checkout,
+    context,
+    stack,
+  }) => {
+    const tabB = await context.newPage();
+    const eventsB = await CheckoutPage.recordEvents(tabB);
+    await tabB.goto(`${stack.E2E_DEMO_URL}/checkout`);
+    const checkoutB = new CheckoutPage(tabB, eventsB);
+    await checkoutB.waitUntilReady();
+
+    await checkout.payWith({ number: CARDS.frictionless }, 'debit');
+    await checkout.waitForEvent('checkout-succeeded');
+    // The shopper comes back to tab B: the frame reads its session again when shown.
+    const frameB = tabB.frames().find((f) => f.url().includes('/checkout/frame'))!;
+    await frameB.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await checkoutB.waitForEvent('checkout-succeeded');
+    await new OrderPage(tabB).expectPaid();
+    expect(await checkoutB.events('checkout-failed')).toEqual([]);
   });
 
   test('one session in two tabs: pay in one, the other ends in success, no error', async ({

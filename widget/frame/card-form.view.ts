@@ -129,10 +129,9 @@ function form(v: CardFormView, session: PublicSession | null): TemplateResult {
   const showInstallments =
     values.method === 'credit' && !plan && (session?.maxInstallments ?? 1) > 1;
   const every = plan ? fmt(m.every, plan.intervalDays) : '';
+  // While confirming, the notice says so; the button only shows that work goes on.
   const label = busy
-    ? flow.status === 'confirming'
-      ? m.confirming
-      : m.paying
+    ? m.paying
     : flow.resume
       ? m.challengeResume
       : (v.submitLabel ?? (plan ? m.subscribe : fmt(m.pay, formatBRL(amount))));
