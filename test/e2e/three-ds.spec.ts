@@ -1,3 +1,4 @@
+import type { Route } from '@playwright/test';
 import { CARDS, OTP, expect, test } from './fixtures';
 import { saveScreenshot } from './support/screenshots';
 
@@ -175,5 +176,34 @@ test.describe('the 3-D Secure dialog', () => {
     const session = await merchant.session(sessionId);
     // One attempt, the one the challenge belonged to: nothing was canceled by the reload.
     expect(session.attempts.map((a) => a.status)).toEqual(['succeeded']);
+  });
+
+  test('a reload after the bank answered, before the frame completed, finishes the payment', async ({
+    checkout,
+    order,
+    page,
+  }) => {
+    // The bank's answer arrives, but the page goes away before the frame's complete call.
+    const held: Route[] = [];
+    await page.route('**/checkout/api/challenge/complete', (route) => void held.push(route));
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.submitOtp(OTP);
+    await checkout.challenge.expectClosed();
+    await expect.poll(() => held.length).toBe(1);
+    await page.reload();
+    // The held call never reached the BFF; the new page's calls go through.
+    await held[0]!.abort().catch(() => undefined);
+    await page.unroute('**/checkout/api/challenge/complete');
+
+    await expect(checkout.pay).toHaveText(/Continuar com o banco/);
+    await checkout.fillCard({ number: CARDS.challenge });
+    await checkout.pay.click();
+    // No second visit to the bank: only the validate call was left.
+    await checkout.waitForEvent('checkout-succeeded');
+    expect(
+      (await checkout.events('checkout-challenge')).filter((e) => e.state === 'opened'),
+    ).toHaveLength(1);
+    await order.expectPaid();
   });
 });
