@@ -3,6 +3,9 @@ import { CheckoutPage, futureExpiry } from './pages/checkout-page';
 import { saveScreenshot } from './support/screenshots';
 
 test.describe('the card form', () => {
+  // A payment (two, across tabs) and a bank visit per test: room for a loaded two-core machine.
+  test.describe.configure({ timeout: 90_000 });
+
   test('accepted brands are named, and the detected brand is marked in the number field', async ({
     checkout,
   }) => {
@@ -149,7 +152,7 @@ test.describe('the session expiry', () => {
     stack,
     merchant,
   }) => {
-    test.setTimeout(180_000);
+    test.setTimeout(300_000);
     // This page's session lives one minute (the shortest the BFF allows), so its notice shows
     // at once and it expires during the test; the demo renews it as it does any other.
     const created = await fetch(`${stack.E2E_BFF_URL}/v1/checkout-sessions`, {

@@ -16,6 +16,9 @@ async function answer502(route: Route): Promise<void> {
 }
 
 test.describe('the shopper is told the truth (issue 9 §4)', () => {
+  // A payment (two, across tabs) and a bank visit per test: room for a loaded two-core machine.
+  test.describe.configure({ timeout: 90_000 });
+
   for (const [name, lose] of [
     ['dropped', dropAnswer],
     ['answered 502 by a proxy', answer502],

@@ -87,6 +87,9 @@ test.describe('3-D Secure', () => {
 });
 
 test.describe('the 3-D Secure dialog', () => {
+  // A payment (two, across tabs) and a bank visit per test: room for a loaded two-core machine.
+  test.describe.configure({ timeout: 90_000 });
+
   test("focus lands on the bank's code field, never the close button, and comes back", async ({
     checkout,
     order,

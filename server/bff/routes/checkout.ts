@@ -226,7 +226,7 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
       // Content-hashed name: the file behind it never changes.
       c.header('Cache-Control', 'public, max-age=31536000, immutable');
       c.header('X-Content-Type-Options', 'nosniff');
-      c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+      c.header('Content-Security-Policy', "default-src 'none'");
       return c.body(BRAND_SPRITE, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
     })
     .get('/challenge/:id', async (c) => {
