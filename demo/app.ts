@@ -137,19 +137,32 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     return page(c, 'Carrinho', cartPage(cartLines(cart), cartTotal(cart)));
   });
 
-  // The amount comes from the server's catalog only: whatever the browser posts is ignored.
-  app.post('/checkout', async (c) => {
-    const cart = currentCart(c);
-    const total = cartTotal(cart);
-    if (!cart || total === 0) return c.redirect('/cart', 303);
+  /** A checkout session for the cart's amount (the amount comes from the catalog only). */
+  async function createCheckout(cart: Cart) {
     orderNumber += 1;
     const created = await merchant.createSession({
-      amount: total,
+      amount: cartTotal(cart),
       origin,
       methods: ['credit', 'debit'],
       maxInstallments: deps.maxInstallments ?? 6,
       referenceTransaction: `demo-${Date.now().toString(36)}-${orderNumber}`,
     });
+    if (created.ok) {
+      cart.checkout = {
+        sessionId: created.value.id,
+        clientSecret: created.value.clientSecret,
+        amount: created.value.amount,
+      };
+    }
+    return created;
+  }
+
+  // The amount comes from the server's catalog only: whatever the browser posts is ignored.
+  app.post('/checkout', async (c) => {
+    const cart = currentCart(c);
+    const total = cartTotal(cart);
+    if (!cart || total === 0) return c.redirect('/cart', 303);
+    const created = await createCheckout(cart);
     if (!created.ok) {
       logger.error({ status: created.status }, 'checkout session not created');
       return page(
@@ -163,12 +176,18 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
         502,
       );
     }
-    cart.checkout = {
-      sessionId: created.value.id,
-      clientSecret: created.value.clientSecret,
-      amount: created.value.amount,
-    };
     return c.redirect('/checkout', 303);
+  });
+
+  // The checkout page's session expired: a new one for the same cart, so the widget goes on
+  // with what the shopper typed (it renews in place). Same-origin fetches only.
+  app.post('/checkout/renew', async (c) => {
+    if (c.req.header('origin') !== origin) return c.json({ error: 'origin' }, 403);
+    const cart = currentCart(c);
+    if (!cart?.checkout || cartTotal(cart) === 0) return c.json({ error: 'cart' }, 409);
+    const created = await createCheckout(cart);
+    if (!created.ok) return c.json({ error: 'unavailable' }, 502);
+    return c.json({ sessionId: created.value.id, clientSecret: created.value.clientSecret });
   });
 
   app.get('/checkout', (c) => {

@@ -4,6 +4,15 @@ import type { CartLine } from './cart';
 import { MAX_QUANTITY } from './cart';
 import { formatBrl, type Product } from './catalog';
 import type { MerchantAttempt, MerchantSession } from './merchant-client';
+import { installmentOptions } from '../widget/card/money';
+import { installmentText } from '../widget/frame/installments';
+import { messagesFor } from '../widget/i18n';
+
+/** The installment plan in the words the card form used: `3x de R$ 16,63 sem juros (…)`. */
+function planText(amount: number, count: number): string {
+  const option = installmentOptions(amount, count)[count - 1];
+  return option ? installmentText(messagesFor('pt-BR'), option, amount) : `${count}x`;
+}
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -224,28 +233,43 @@ export function checkoutPage(opts: {
         aria-live="polite"
         data-testid="checkout-status"
       ></div>
-      <div id="checkout-error" role="alert" data-testid="checkout-error"></div>
       <p><a href="/cart">Voltar ao carrinho</a></p>
     </section>
     <script type="module">
+      // Outcomes and their messages live in the widget (one place, worded once): this page
+      // only keeps the shopper from leaving mid-payment and renews an expired session.
       const checkout = document.querySelector('card-checkout');
       const status = document.getElementById('checkout-status');
-      const error = document.getElementById('checkout-error');
-      checkout.addEventListener('checkout-submit', () => {
-        error.textContent = '';
-      });
+      const links = () => document.querySelectorAll('a[href], a[data-href]');
+      const leaving = (blocked) => {
+        for (const a of links()) {
+          if (a.classList.contains('skip')) continue;
+          if (blocked && a.hasAttribute('href')) {
+            a.dataset.href = a.getAttribute('href');
+            a.removeAttribute('href');
+            a.setAttribute('aria-disabled', 'true');
+          } else if (!blocked && a.dataset.href) {
+            a.setAttribute('href', a.dataset.href);
+            delete a.dataset.href;
+            a.removeAttribute('aria-disabled');
+          }
+        }
+      };
+      checkout.addEventListener('checkout-submit', () => leaving(true));
       checkout.addEventListener('checkout-succeeded', () => {
         status.textContent = 'Pagamento aprovado. Abrindo o pedido…';
         // The order page asks the BFF for the real status; this event is only a signal.
         location.assign('/order/' + encodeURIComponent(checkout.dataset.sessionId));
       });
-      checkout.addEventListener('checkout-failed', (event) => {
-        // The widget's message is already localized and carries no card data.
-        const again = event.retryable
-          ? ' Você pode tentar com outro cartão.'
-          : ' Volte ao carrinho para tentar de novo.';
-        error.textContent =
-          'O pagamento não foi concluído' + (event.message ? ': ' + event.message : '.') + again;
+      checkout.addEventListener('checkout-failed', async (event) => {
+        leaving(false);
+        if (event.code !== 'session_expired') return;
+        // A new session for this cart; the widget keeps what was typed.
+        const res = await fetch('/checkout/renew', { method: 'POST' });
+        if (!res.ok) return;
+        const renewed = await res.json();
+        checkout.dataset.sessionId = renewed.sessionId;
+        checkout.session = renewed.clientSecret;
       });
     </script>`;
 }
@@ -304,7 +328,7 @@ export function orderPage(session: MerchantSession): Html {
               <dd data-testid="order-method">
                 ${attempt.method === 'debit' ? 'Débito' : 'Crédito'}${
                   attempt.installments && attempt.installments > 1
-                    ? ` em ${attempt.installments} parcelas`
+                    ? `, ${planText(attempt.amount ?? session.amount ?? 0, attempt.installments)}`
                     : ''
                 }
               </dd>

@@ -88,6 +88,16 @@ export interface PublicSession {
   plan?: { id: string; name: string; amount: number; intervalDays: number; description: string };
   /** Set once the session has ended. */
   outcome?: PayResult;
+  /** While `status` is `challenge`: the bank step waiting, so a reloaded frame can reopen it. */
+  challenge?: PendingChallenge;
+}
+
+export interface PendingChallenge {
+  challengeId: string;
+  challengeUrl: string;
+  windowSize: ChallengeWindowSize;
+  /** The bank has answered: only the validate call (`challenge/complete`) is left. */
+  answered: boolean;
 }
 
 /** Device data the frame reads for 3DS (DESIGN §3); the BFF adds Accept, IP and User-Agent. */

@@ -1,6 +1,7 @@
 import type { Frame, Page } from '@playwright/test';
 import { ConsolePage } from './pages/console-page';
 import { expectNoAxeViolations } from './support/axe';
+import { saveScreenshot } from './support/screenshots';
 import { CARDS, expect, test } from './fixtures';
 
 /** The card form's document (the BFF frame), as a Frame for script injection. */
@@ -33,6 +34,9 @@ async function tabTo(page: Page, frame: Frame, name: string, max = 25): Promise<
 test.describe('accessibility', () => {
   // axe is injected as a script tag; the BFF frame's CSP would (rightly) refuse it.
   test.use({ bypassCSP: true });
+  // Several axe runs and a payment per test: on a loaded two-core machine one axe run alone
+  // can take seconds, so the budget is generous (never a timing assertion).
+  test.describe.configure({ timeout: 120_000 });
 
   test('the payment page, the card frame, the order page and the console pass axe', async ({
     checkout,
@@ -56,6 +60,34 @@ test.describe('accessibility', () => {
     const merchantConsole = new ConsolePage(page, stack.E2E_DEMO_URL);
     await merchantConsole.goto();
     await expectNoAxeViolations(page);
+  });
+
+  test('the card frame at phone size, with marks, a failure and the bank dialog, passes axe', async ({
+    checkout,
+    page,
+  }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const frame = await cardFrame(page);
+    await checkout.chooseMethod('credit');
+    await checkout.cardNumber.fill(CARDS.elo);
+    await expect(checkout.frame.getByRole('img', { name: 'Bandeira: Elo' })).toBeVisible();
+    await expectNoAxeViolations(frame);
+    await saveScreenshot(page, 'checkout-390x844');
+
+    await checkout.fillCard({ number: CARDS.declined });
+    await checkout.pay.click();
+    await checkout.waitForEvent('checkout-failed');
+    await expect(checkout.alert).toContainText('não foi autorizado');
+    await expectNoAxeViolations(frame);
+
+    await checkout.chooseMethod('debit');
+    await checkout.fillCard({ number: CARDS.challenge });
+    await checkout.pay.click();
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.acsFrame();
+    await saveScreenshot(page, 'challenge-390x844', false);
+    await expectNoAxeViolations(page);
+    await expectNoAxeViolations(frame);
   });
 
   test('the whole purchase works with the keyboard only', async ({ storefront, page, order }) => {

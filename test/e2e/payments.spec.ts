@@ -32,8 +32,7 @@ test.describe('paying in the demo', () => {
     await checkout.payWith({ number: CARDS.declined }, 'debit');
     const failed = await checkout.waitForEvent('checkout-failed');
     expect(failed).toMatchObject({ code: 'declined', retryable: true });
-    await expect(checkout.alert).not.toBeEmpty();
-    await expect(checkout.pageError).toContainText('O pagamento não foi concluído');
+    await checkout.expectFailureToldOnce('O pagamento não foi autorizado. Tente outro cartão.');
 
     await checkout.cardNumber.fill(CARDS.frictionless);
     await checkout.pay.click();
@@ -56,7 +55,10 @@ test.describe('paying in the demo', () => {
     expect(succeeded.method).toBe('credit');
 
     await order.expectPaid();
-    await expect(order.method).toHaveText('Crédito em 3 parcelas');
+    // The order page repeats the plan as the form showed it.
+    await expect(order.method).toHaveText(
+      'Crédito, 3x de R$\u00a016,63 sem juros (total R$\u00a049,90)',
+    );
     const session = await merchant.session(sessionId);
     expect(session.attempts).toHaveLength(1);
     expect(session.attempts[0]).toMatchObject({

@@ -1,4 +1,6 @@
+import type { Route } from '@playwright/test';
 import { CARDS, OTP, expect, test } from './fixtures';
+import { saveScreenshot } from './support/screenshots';
 
 test.describe('3-D Secure', () => {
   test('challenge answered with the right OTP pays, and a replayed TermUrl post is refused', async ({
@@ -10,7 +12,7 @@ test.describe('3-D Secure', () => {
     const sessionId = await checkout.sessionId();
     const termPosts: { url: string; body: string }[] = [];
     page.on('request', (r) => {
-      if (r.method() === 'POST' && /\/checkout\/challenge\/[^/]+\/return$/.test(r.url())) {
+      if (r.method() === 'POST' && /\/checkout\/challenge\/[^/]+\/return(\?|$)/.test(r.url())) {
         termPosts.push({ url: r.url(), body: r.postData() ?? '' });
       }
     });
@@ -49,7 +51,7 @@ test.describe('3-D Secure', () => {
     const failed = await checkout.waitForEvent('checkout-failed');
     expect(failed.code).toBe('three_ds_failed');
     await checkout.challenge.expectClosed();
-    await expect(checkout.pageError).toContainText('O pagamento não foi concluído');
+    await checkout.expectFailureToldOnce('Não foi possível confirmar sua identidade com o banco.');
     expect(await checkout.events('checkout-succeeded')).toHaveLength(0);
     expect(page.url()).toMatch(/\/checkout$/);
     expect((await merchant.session(sessionId)).status).not.toBe('succeeded');
@@ -81,5 +83,130 @@ test.describe('3-D Secure', () => {
     const session = await merchant.session(sessionId);
     expect(session.status).not.toBe('succeeded');
     expect(session.attempts.map((a) => a.status)).toEqual(['failed']);
+  });
+});
+
+test.describe('the 3-D Secure dialog', () => {
+  // A payment (two, across tabs) and a bank visit per test: room for a loaded two-core machine.
+  test.describe.configure({ timeout: 90_000 });
+
+  test("focus lands on the bank's code field, never the close button, and comes back", async ({
+    checkout,
+    order,
+  }) => {
+    await checkout.page.setViewportSize({ width: 1280, height: 800 });
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await expect(checkout.alert).toHaveText('Confirme o pagamento na janela do seu banco.');
+    await checkout.challenge.acsFrame();
+    await expect.poll(() => checkout.challenge.focusedPart()).toBe('challenge-frame');
+    await expect.poll(() => checkout.challenge.otpFocused()).toBe(true);
+    await saveScreenshot(checkout.page, 'challenge-1280x800', false);
+
+    // Esc still cancels from the dialog's own chrome (key presses inside the bank's page go
+    // to the bank's cross-origin document, never to the merchant page); the bank notice goes
+    // and the focus is back in the form, on the pay button.
+    await checkout.challenge.closeButton.focus();
+    await checkout.page.keyboard.press('Escape');
+    await checkout.challenge.expectClosed();
+    const failed = await checkout.waitForEvent('checkout-failed');
+    expect(failed.code).toBe('challenge_canceled');
+    await expect(checkout.alert).not.toContainText('janela do seu banco');
+    await expect.poll(() => checkout.focusedInFrame()).toBe('pay');
+
+    // Typing straight away works: the shopper pays again from where the focus is.
+    await checkout.page.keyboard.press('Enter');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.submitOtp(OTP);
+    await checkout.waitForEvent('checkout-succeeded');
+    await order.expectPaid();
+  });
+
+  test('the close button cancels without using an attempt; the notice goes', async ({
+    checkout,
+    merchant,
+  }) => {
+    const sessionId = await checkout.sessionId();
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.acsFrame();
+    await checkout.challenge.close();
+    await checkout.challenge.expectClosed();
+    await checkout.waitForEvent('checkout-failed');
+    await expect(checkout.alert).toHaveText(
+      'A confirmação com o banco foi cancelada. Tente de novo. Restam 3 tentativas.',
+    );
+    const session = (await merchant.session(sessionId)) as unknown as { attemptsLeft: number };
+    expect(session.attemptsLeft).toBe(3);
+  });
+
+  test('the bank notice goes when the bank says no, too', async ({ checkout }) => {
+    await checkout.payWith({ number: CARDS.challengeFails }, 'debit');
+    await checkout.challenge.expectOpen();
+    await expect(checkout.alert).toContainText('janela do seu banco');
+    await checkout.challenge.submitOtp(OTP);
+    await checkout.waitForEvent('checkout-failed');
+    await checkout.challenge.expectClosed();
+    await expect(checkout.alert).not.toContainText('janela do seu banco');
+  });
+
+  test('a reload during a challenge shows the bank step waiting and reopens it', async ({
+    checkout,
+    order,
+    merchant,
+    page,
+  }) => {
+    const sessionId = await checkout.sessionId();
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.acsFrame();
+
+    await page.reload();
+    await expect(checkout.cardNumber).toBeVisible();
+    await expect(checkout.alert).toHaveText(
+      'Falta confirmar o pagamento com o seu banco. Confira os dados do cartão e continue.',
+    );
+    await expect(checkout.pay).toHaveText(/Continuar com o banco/);
+    expect(await checkout.sessionId()).toBe(sessionId);
+
+    // The card is typed again (it never leaves the frame's memory), then the same bank step.
+    await checkout.fillCard({ number: CARDS.challenge });
+    await checkout.pay.click();
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.submitOtp(OTP);
+    await checkout.waitForEvent('checkout-succeeded');
+    await order.expectPaid();
+    const session = await merchant.session(sessionId);
+    // One attempt, the one the challenge belonged to: nothing was canceled by the reload.
+    expect(session.attempts.map((a) => a.status)).toEqual(['succeeded']);
+  });
+
+  test('a reload after the bank answered, before the frame completed, finishes the payment', async ({
+    checkout,
+    order,
+    page,
+  }) => {
+    // The bank's answer arrives, but the page goes away before the frame's complete call.
+    const held: Route[] = [];
+    await page.route('**/checkout/api/challenge/complete', (route) => void held.push(route));
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.submitOtp(OTP);
+    await checkout.challenge.expectClosed();
+    await expect.poll(() => held.length).toBe(1);
+    await page.reload();
+    // The held call never reached the BFF; the new page's calls go through.
+    await held[0]!.abort().catch(() => undefined);
+    await page.unroute('**/checkout/api/challenge/complete');
+
+    await expect(checkout.pay).toHaveText(/Continuar com o banco/);
+    await checkout.fillCard({ number: CARDS.challenge });
+    await checkout.pay.click();
+    // No second visit to the bank: only the validate call was left.
+    await checkout.waitForEvent('checkout-succeeded');
+    expect(
+      (await checkout.events('checkout-challenge')).filter((e) => e.state === 'opened'),
+    ).toHaveLength(1);
+    await order.expectPaid();
   });
 });

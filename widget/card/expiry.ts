@@ -9,26 +9,43 @@ export interface Expiry {
 
 /**
  * Formats the field as the shopper types or autofills: `1` → `1`, `3` → `03/`, `12` → `12/`,
- * `1228` → `12/28`, `1/28` → `01/28`, and a four-digit year from autofill, `12/2028` or
- * `122028`, → `12/28`. While deleting, a trailing slash is not put back.
+ * `1228` → `12/28`, `1/28` → `01/28`. An impossible month is refused as it is typed (`13`
+ * stays `1`, `00` stays `0`). A four-digit year, typed or autofilled (`12/2030`, `122030`),
+ * becomes `12/30`: while typing, `12/20` may grow to `12/203` and then `12/30`. While
+ * deleting, a trailing slash is not put back.
  */
 export function formatExpiryInput(raw: string, deleting = false): string {
   const parts = /^\s*(\d{1,2})\s*\/\s*(\d*)\s*$/.exec(raw);
   if (parts) {
-    const month = (parts[1] ?? '').padStart(2, '0');
+    const month = validMonthPrefix(parts[1] ?? '').padStart(2, '0');
+    if (month === '00') return '0';
     let year = parts[2] ?? '';
-    if (year.length === 4) year = year.slice(2);
-    year = year.slice(0, 2);
+    // A year typed in full: keep `20x` until its fourth digit, then its last two.
+    if (year.length >= 4) year = year.slice(2, 4);
+    else if (year.length === 3 && !year.startsWith('20')) year = year.slice(0, 2);
     return year === '' && deleting ? month : `${month}/${year}`;
   }
   let digits = raw.replace(/\D/g, '');
   if (digits.length === 6) digits = digits.slice(0, 2) + digits.slice(4);
   // A first digit above 1 can only be a month 02–09.
   if (digits.length === 1 && Number(digits) > 1) digits = `0${digits}`;
-  digits = digits.slice(0, 4);
-  if (digits.length < 2) return digits;
+  const month = validMonthPrefix(digits.slice(0, 2));
+  if (month.length < 2) return month;
+  digits = month + digits.slice(2, 4);
   if (digits.length === 2) return deleting ? digits : `${digits}/`;
   return `${digits.slice(0, 2)}/${digits.slice(2)}`;
+}
+
+/** The longest start of `mm` that can begin a month: `13` → `1`, `00` → `0`, `3` → `3`. */
+function validMonthPrefix(mm: string): string {
+  if (mm.length < 2) return mm;
+  const n = Number(mm);
+  return n >= 1 && n <= 12 ? mm : mm.slice(0, 1);
+}
+
+/** A typed expiry that is whole (`MM/YY`) and not past: the form may move on. */
+export function isExpiryComplete(input: string, now: Date = new Date()): boolean {
+  return /^\d\d\/\d\d$/.test(input) && validateExpiry(input, now) === null;
 }
 
 /** `MM/YY` (also `MM/YYYY`, `MMYY`, spaces) → the parts, or null when it is not a date. */

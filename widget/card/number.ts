@@ -69,3 +69,15 @@ export function validateCardNumber(input: string): CardNumberError | null {
   }
   return luhnValid(digits) ? null : 'invalid';
 }
+
+/**
+ * A number the form may move on from: valid and as long as its brand's usual card (15 for
+ * Amex, 16 for the rest), so a 19-digit Visa is not cut short by an early jump.
+ */
+export function isCardNumberComplete(input: string): boolean {
+  const digits = digitsOnly(input);
+  return (
+    validateCardNumber(digits) === null &&
+    digits.length >= (detectBrand(digits) === 'amex' ? 15 : 16)
+  );
+}

@@ -10,6 +10,11 @@ import type {
   PublicSession,
 } from '../../server/bff/checkout-api';
 
+/** Longer than the BFF's gateway timeout (30 s), so a slow gateway answer still arrives. */
+const STEP_TIMEOUT_MS = 45_000;
+const READ_TIMEOUT_MS = 15_000;
+
+/** `status: 0`: no answer (network error or timeout): the request may or may not have landed. */
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; body: unknown };
 
 export interface CheckoutApi {
@@ -47,6 +52,7 @@ export function createCheckoutApi(
         headers,
         credentials: 'omit',
         cache: 'no-store',
+        signal: AbortSignal.timeout(method === 'POST' ? STEP_TIMEOUT_MS : READ_TIMEOUT_MS),
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
     } catch {
@@ -86,5 +92,6 @@ export function asPayResult(v: unknown): PayResult | null {
   }
   if (r.status === 'failed' && typeof r.error === 'object' && r.error !== null)
     return v as PayResult;
+  if (r.status === 'pending') return v as PayResult;
   return null;
 }

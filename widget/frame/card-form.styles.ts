@@ -1,6 +1,9 @@
-import { css } from 'lit';
-
-export const cardFormStyles = css`
+/**
+ * The card form's styles, as plain text: the BFF writes them (squeezed) into the frame page's
+ * data block with the texts, so they weigh on the page, not on the frame bundle's budget; the
+ * element adopts them as its shadow root's stylesheet.
+ */
+export const CARD_FORM_CSS = `
   :host {
     --accent: var(--checkout-accent-color, #0b57d0);
     --accent-text: var(--checkout-accent-text-color, #ffffff);
@@ -57,6 +60,7 @@ export const cardFormStyles = css`
   }
   .field {
     display: grid;
+    align-content: start;
     gap: 4px;
     min-width: 0;
   }
@@ -65,19 +69,37 @@ export const cardFormStyles = css`
     font-weight: 600;
     font-size: 0.875em;
   }
-  .label {
-    display: flex;
-    justify-content: space-between;
-    gap: 8px;
-  }
-  .hint,
-  .brand {
+  .hint {
+    margin: 0;
     color: var(--muted);
     font-size: 0.8125em;
-    font-weight: 400;
   }
-  .brand {
-    font-weight: 600;
+  .brands {
+    display: flex;
+    gap: 6px;
+    margin: 0;
+    padding: 0;
+    list-style: none;
+  }
+  .mark {
+    display: block;
+    width: 32px;
+    height: 20px;
+  }
+  .off {
+    opacity: 0.3;
+  }
+  .with-mark {
+    position: relative;
+  }
+  .with-mark input {
+    padding-right: 52px;
+  }
+  .with-mark .mark {
+    position: absolute;
+    top: 50%;
+    right: 12px;
+    transform: translateY(-50%);
   }
   input,
   select {
@@ -90,10 +112,15 @@ export const cardFormStyles = css`
     color: var(--text);
     font: inherit;
   }
+  input:disabled,
+  select:disabled {
+    background: color-mix(in srgb, var(--text) 6%, var(--bg));
+    color: var(--muted);
+    cursor: not-allowed;
+  }
   input:focus-visible,
   select:focus-visible,
-  button:focus-visible,
-  .methods input:focus-visible + span {
+  button:focus-visible {
     outline: 2px solid var(--focus);
     outline-offset: 2px;
   }
@@ -150,6 +177,22 @@ export const cardFormStyles = css`
     cursor: progress;
     opacity: 0.8;
   }
+  .spinner {
+    display: inline-block;
+    width: 1em;
+    height: 1em;
+    margin-right: 8px;
+    vertical-align: -2px;
+    border: 2px solid currentColor;
+    border-right-color: transparent;
+    border-radius: 50%;
+    animation: spin 0.8s linear infinite;
+  }
+  @keyframes spin {
+    to {
+      transform: rotate(1turn);
+    }
+  }
   .notice {
     margin: 0;
     padding: 12px;
@@ -166,8 +209,5 @@ export const cardFormStyles = css`
   .done h2 {
     margin: 0 0 4px;
     font-size: 1.25em;
-  }
-  .done p {
-    margin: 0;
   }
 `;

@@ -10,6 +10,7 @@ import { parseExpiry, validateExpiry } from '../card/expiry';
 import { digitsOnly, validateCardNumber } from '../card/number';
 import { validateSecurityCode } from '../card/security-code';
 import type { Messages } from '../i18n/messages';
+import { fmt } from '../i18n/messages';
 import type { FieldName, FieldState } from '../protocol/messages';
 
 export interface FormValues {
@@ -83,7 +84,7 @@ export function errorText(
     case 'expiry':
       return error === 'past' ? m.errors.expiryPast : m.errors.expiryInvalid;
     case 'securityCode':
-      return m.errors.securityCodeInvalid(securityCodeLength(brand));
+      return fmt(m.errors.securityCodeInvalid, securityCodeLength(brand));
     case 'cardholderName':
       return m.errors.nameInvalid;
     case 'document':

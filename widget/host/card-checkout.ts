@@ -104,11 +104,13 @@ export class CardCheckout extends HTMLElement {
   #challenge: OpenChallenge | null = null;
   #windowSize: ChallengeWindowSize = '05';
   #ready = false;
+  /** The frame said its session expired: a new `session` renews it in place. */
+  #expired = false;
 
   constructor() {
     super();
     this.#root = this.attachShadow({ mode: 'open' });
-    this.#root.innerHTML = `<style>${STYLES}</style><iframe part="frame" scrolling="no" referrerpolicy="origin"></iframe><dialog part="challenge-dialog" aria-labelledby="t"><header part="challenge-header"><h2 id="t"></h2><button part="challenge-close" type="button">×</button></header><iframe part="challenge-frame" allow="payment *; publickey-credentials-get *"></iframe></dialog>`;
+    this.#root.innerHTML = `<style>${STYLES}</style><iframe part="frame" scrolling="no" referrerpolicy="origin"></iframe><dialog part="challenge-dialog" aria-labelledby="t"><header part="challenge-header"><h2 id="t"></h2><button part="challenge-close" type="button">×</button></header><iframe part="challenge-frame" autofocus allow="payment *; publickey-credentials-get *"></iframe></dialog>`;
     const $ = <T extends Element>(sel: string): T => this.#root.querySelector(sel) as T;
     this.#frame = $('[part=frame]');
     this.#dialog = $('dialog');
@@ -190,8 +192,15 @@ export class CardCheckout extends HTMLElement {
     this.#disconnectPort();
   }
 
-  attributeChangedCallback(_name: string, oldValue: string | null, value: string | null): void {
-    if (oldValue !== value && this.isConnected) this.#scheduleLoad();
+  attributeChangedCallback(name: string, oldValue: string | null, value: string | null): void {
+    if (oldValue === value || !this.isConnected) return;
+    if (name === 'session' && this.#expired && this.#port && value) {
+      // The page replaced an expired session: the frame keeps what the shopper typed.
+      this.#expired = false;
+      this.#post({ type: 'renew', clientSecret: value });
+      return;
+    }
+    this.#scheduleLoad();
   }
 
   // ---------------------------------------------------------------- public API
@@ -227,6 +236,7 @@ export class CardCheckout extends HTMLElement {
     this.#closeButton.setAttribute('aria-label', text.close);
     this.#disconnectPort();
     this.#ready = false;
+    this.#expired = false;
     this.#bffOrigin = null;
     const sessionId = sessionIdFromSecret(this.session);
     let base: URL;
@@ -328,6 +338,7 @@ export class CardCheckout extends HTMLElement {
         this.dispatchEvent(new CheckoutSucceededEvent(message.payment, message.method));
         break;
       case 'failed':
+        this.#expired = message.code === 'session_expired';
         this.dispatchEvent(
           new CheckoutFailedEvent(message.code, message.message, message.retryable),
         );

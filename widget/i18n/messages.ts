@@ -1,30 +1,53 @@
 import type { FailureCode } from '../../server/bff/checkout-api';
 
-/** Every text the frame and the host show. Shopper messages never reveal raw codes or fraud. */
+/** `[one, other]`: the text for 1 and for any other count (`{0}` is the count). */
+export type Plural = readonly [one: string, other: string];
+
+/**
+ * Every text the frame shows, as plain data: `{0}`, `{1}` are filled by `fmt`. The BFF writes
+ * the shopper's locale into the frame page (JSON, not script), so no language weighs on the
+ * frame bundle. Shopper messages never reveal raw codes or fraud.
+ */
 export interface Messages {
   cardNumber: string;
+  cardNumberPlaceholder: string;
   cardholderName: string;
   expiry: string;
-  expiryHint: string;
+  /** The expiry placeholder; no hint repeats it. */
+  expiryPlaceholder: string;
   securityCode: string;
-  securityCodeHint: (digits: number) => string;
+  /** `{0}`: 3 or 4. */
+  securityCodeHint: string;
+  securityCodeHintAmex: string;
   document: string;
   documentHint: string;
   optional: string;
   installments: string;
-  installmentOption: (count: number, first: string, rest: string) => string;
+  /** `{0}` the amount: one payment. */
+  installmentOne: string;
+  /** `{0}` count, `{1}` each installment. */
+  installmentFree: string;
+  /** Appended when count × installment is not the total; `{0}` the total. */
+  installmentTotal: string;
+  acceptedBrands: string;
   method: string;
   credit: string;
   debit: string;
-  pay: (amount: string) => string;
+  /** `{0}` the amount. */
+  pay: string;
   /** Subscription checkout: the pay button, the period and the consent line. */
   subscribe: string;
-  every: (days: number) => string;
-  consent: (amount: string, every: string) => string;
+  /** `{0}` days. */
+  every: string;
+  /** `{0}` amount, `{1}` period. */
+  consent: string;
   paying: string;
+  /** The outcome is not known yet: no retry, no other card. */
+  confirming: string;
   loading: string;
   waitingForHost: string;
-  cardBrand: (brand: string) => string;
+  /** `{0}` the brand's name. */
+  cardBrand: string;
   errors: {
     required: string;
     cardIncomplete: string;
@@ -32,18 +55,33 @@ export interface Messages {
     cardUnknownBrand: string;
     expiryInvalid: string;
     expiryPast: string;
-    securityCodeInvalid: (digits: number) => string;
+    /** `{0}` digits. */
+    securityCodeInvalid: string;
     nameInvalid: string;
     documentInvalid: string;
-    fixFields: (count: number) => string;
+    fixFields: Plural;
   };
   failures: Record<FailureCode, string>;
-  attemptsLeft: (n: number) => string;
+  attemptsLeft: Plural;
   succeeded: string;
-  succeededDetail: (amount: string) => string;
+  /** `{0}` the amount. */
+  succeededDetail: string;
   challengeOpened: string;
-  challengeTitle: string;
-  close: string;
+  /** After a reload: a bank confirmation is waiting. */
+  challengePending: string;
+  challengeResume: string;
+  /** Minutes left before the session expires. */
+  expiresSoon: Plural;
   frameTitle: string;
   sessionUnavailable: string;
+}
+
+/** Fills `{0}`, `{1}`… with the arguments. */
+export function fmt(template: string, ...args: readonly (string | number)[]): string {
+  return template.replace(/\{(\d)\}/g, (_, i: string) => String(args[Number(i)] ?? ''));
+}
+
+/** The plural form for `n`, filled with `n`. */
+export function plural(forms: Plural, n: number): string {
+  return fmt(n === 1 ? forms[0] : forms[1], n);
 }

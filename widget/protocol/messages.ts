@@ -47,7 +47,9 @@ export type HostToFrameMessage =
   | { type: 'theme'; theme: Theme }
   | { type: 'viewport'; challengeWindowSize: ChallengeWindowSize }
   | { type: 'challenge-answered'; challengeId: string }
-  | { type: 'challenge-closed'; challengeId: string; reason: 'closed' | 'timeout' };
+  | { type: 'challenge-closed'; challengeId: string; reason: 'closed' | 'timeout' }
+  /** The page replaced an expired session: the frame goes on with it, keeping what was typed. */
+  | { type: 'renew'; clientSecret: string };
 
 // ------------------------------------------------------------------ port: frame → host
 
@@ -146,6 +148,8 @@ export function isHostToFrameMessage(v: unknown): v is HostToFrameMessage {
       return isId(v.challengeId);
     case 'challenge-closed':
       return isId(v.challengeId) && (v.reason === 'closed' || v.reason === 'timeout');
+    case 'renew':
+      return isStr(v.clientSecret, 200) && v.clientSecret.length > 0;
     default:
       return false;
   }

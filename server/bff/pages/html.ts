@@ -1,3 +1,5 @@
+import type { FrameData } from '../../../widget/frame/page-data';
+
 /**
  * The HTML the BFF serves: the frame page, the 3DS launcher page and the TermUrl answer page.
  * Every dynamic value goes through `escapeHtml`; inline scripts run only under a per-response
@@ -40,6 +42,13 @@ const TEXT = {
     answeredTitle: 'Autenticação concluída',
     answered: 'Autenticação concluída. Você pode fechar esta janela.',
     errorTitle: 'Não foi possível continuar',
+    challengeUnknown: 'Esta autenticação não existe.',
+    challengeEnded: 'Esta autenticação já terminou.',
+    challengeIncomplete: 'A resposta do banco está incompleta.',
+    challengeMismatch: 'A resposta do banco não confere.',
+    challengeAnsweredTwice: 'Esta autenticação já foi respondida.',
+    challengeExpired: 'Esta autenticação expirou.',
+    formExpected: 'Esperávamos o envio de um formulário.',
   },
   en: {
     frameTitle: 'Card payment',
@@ -51,11 +60,27 @@ const TEXT = {
     answeredTitle: 'Authentication complete',
     answered: 'Authentication complete. You may close this window.',
     errorTitle: 'Could not continue',
+    challengeUnknown: 'This authentication is unknown.',
+    challengeEnded: 'This authentication has ended.',
+    challengeIncomplete: 'The authentication answer is incomplete.',
+    challengeMismatch: 'The authentication answer does not match.',
+    challengeAnsweredTwice: 'This authentication was already answered.',
+    challengeExpired: 'This authentication has expired.',
+    formExpected: 'Expected a form post.',
   },
 } as const;
 
-/** The card form page: loads `/frame/card-form.js`; no inline script at all. */
-export function framePage(opts: { sessionId: string; origin: string; locale: Locale }): string {
+/**
+ * The card form page: loads `/frame/card-form.js`; no inline script at all. The form's texts
+ * in the shopper's language, its styles and the brand sprite's address travel as a JSON data
+ * block (never executed), so they do not weigh on the frame bundle.
+ */
+export function framePage(opts: {
+  sessionId: string;
+  origin: string;
+  locale: Locale;
+  data: FrameData;
+}): string {
   const t = TEXT[opts.locale];
   const session = escapeHtml(opts.sessionId);
   const origin = escapeHtml(opts.origin);
@@ -69,6 +94,7 @@ export function framePage(opts: { sessionId: string; origin: string; locale: Loc
 <meta name="checkout-origin" content="${origin}">
 <title>${t.frameTitle}</title>
 <script type="module" src="/frame/card-form.js"></script>
+<script type="application/json" id="card-form-data">${scriptJson(opts.data)}</script>
 </head>
 <body>
 <card-form session="${session}" origin="${origin}" locale="${opts.locale}"></card-form>
@@ -153,4 +179,18 @@ export function answeredPage(opts: {
 
 export function errorTitle(locale: Locale): string {
   return TEXT[locale].errorTitle;
+}
+
+export type ChallengeProblem =
+  | 'challengeUnknown'
+  | 'challengeEnded'
+  | 'challengeIncomplete'
+  | 'challengeMismatch'
+  | 'challengeAnsweredTwice'
+  | 'challengeExpired'
+  | 'formExpected';
+
+/** A challenge page's error, in the shopper's language. */
+export function challengeErrorPage(locale: Locale, problem: ChallengeProblem): string {
+  return messagePage({ title: errorTitle(locale), message: TEXT[locale][problem], locale });
 }

@@ -182,9 +182,11 @@ export async function cancelChallenge(
   }
   const row = (await findSession(ctx.db, sessionRow.id)) ?? sessionRow;
   const code: FailureCode = timedOut ? 'challenge_timeout' : 'challenge_canceled';
+  // A shopper who closes the dialog has not had the card judged: no attempt used. A decline
+  // (a failed challenge) and a timeout still count.
   return {
     ok: true,
-    result: await endAttemptAsFailure(ctx, row, ch.attempt_id, code, true, 'challenge'),
+    result: await endAttemptAsFailure(ctx, row, ch.attempt_id, code, timedOut, 'challenge'),
   };
 }
 

@@ -229,9 +229,10 @@ export async function pay(
 }
 
 /**
- * A new pay while a challenge waits unanswered means the shopper left it (a reloaded page, a
- * closed dialog whose cancel was lost): the challenge is canceled, using its attempt, so the
- * session is not stuck for ten minutes. An answered challenge is left to complete.
+ * A new pay while a challenge waits unanswered means the shopper left it (a closed dialog whose
+ * cancel was lost, another card chosen after a reload): the challenge is canceled, without
+ * using an attempt (the bank did not judge the card), so the session is not stuck for ten
+ * minutes. An answered challenge is left to complete.
  */
 async function abandonPendingChallenge(ctx: BffContext, row: SessionRow): Promise<SessionRow> {
   const pending = await ctx.db
@@ -242,7 +243,7 @@ async function abandonPendingChallenge(ctx: BffContext, row: SessionRow): Promis
     .execute();
   for (const ch of pending) {
     if (await transitionChallenge(ctx.db, ch.id, ['pending'], 'canceled')) {
-      await endAttemptAsFailure(ctx, row, ch.attempt_id, 'challenge_canceled', true, 'challenge');
+      await endAttemptAsFailure(ctx, row, ch.attempt_id, 'challenge_canceled', false, 'challenge');
     }
   }
   return (await findSession(ctx.db, row.id)) ?? row;

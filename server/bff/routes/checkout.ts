@@ -12,12 +12,12 @@ import { clientIp, rateLimit } from '../http/middleware';
 import { IDEMPOTENCY_KEY, runIdempotent, type StoredAnswer } from '../idempotency';
 import {
   answeredPage,
-  errorTitle,
+  challengeErrorPage,
   framePage,
   launcherPage,
   localeOf,
-  messagePage,
   notFoundFramePage,
+  type ChallengeProblem,
 } from '../pages/html';
 import {
   acceptChallengeReturn,
@@ -29,6 +29,17 @@ import {
 import { authenticateClientSecret, publicSession, refreshSession } from '../sessions/service';
 import { findChallenge, findSession, setFrameAccept } from '../sessions/store';
 import { createPublicKeyCache } from './public-key';
+import { BRAND_SPRITE, BRAND_SPRITE_FILE } from '../pages/brand-sprite';
+import { frameData } from '../pages/frame-data';
+
+/** Why the TermUrl refused an ACS answer, by the status `acceptChallengeReturn` gave. */
+const RETURN_PROBLEMS: Record<400 | 403 | 404 | 409 | 410, ChallengeProblem> = {
+  400: 'challengeIncomplete',
+  403: 'challengeMismatch',
+  404: 'challengeUnknown',
+  409: 'challengeAnsweredTwice',
+  410: 'challengeExpired',
+};
 
 function nonce(): string {
   return randomBytes(16).toString('base64');
@@ -201,7 +212,22 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
           `frame-ancestors ${row.origin}`,
         ].join('; '),
       );
-      return c.html(framePage({ sessionId: row.id, origin: row.origin, locale }));
+      return c.html(
+        framePage({
+          sessionId: row.id,
+          origin: row.origin,
+          locale,
+          data: frameData(locale),
+        }),
+      );
+    })
+    .get('/assets/:file', (c) => {
+      if (c.req.param('file') !== BRAND_SPRITE_FILE) return c.notFound();
+      // Content-hashed name: the file behind it never changes.
+      c.header('Cache-Control', 'public, max-age=31536000, immutable');
+      c.header('X-Content-Type-Options', 'nosniff');
+      c.header('Content-Security-Policy', "default-src 'none'");
+      return c.body(BRAND_SPRITE, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
     })
     .get('/challenge/:id', async (c) => {
       const locale = localeOf(c.req.query('locale'));
@@ -209,23 +235,16 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
       const session = ch ? await findSession(ctx.db, ch.session_id) : undefined;
       if (!ch || !session) {
         pageHeaders(c, "default-src 'none'; base-uri 'none'");
-        return c.html(
-          messagePage({ title: errorTitle(locale), message: 'Unknown authentication.', locale }),
-          404,
-        );
+        return c.html(challengeErrorPage(locale, 'challengeUnknown'), 404);
       }
       const ancestors = `frame-ancestors ${session.origin}`;
       if (ch.status !== 'pending' || ctx.clock.now().getTime() >= Date.parse(ch.expires_at)) {
         pageHeaders(c, `default-src 'none'; base-uri 'none'; ${ancestors}`);
-        return c.html(
-          messagePage({
-            title: errorTitle(locale),
-            message: 'This authentication has ended.',
-            locale,
-          }),
-          410,
-        );
+        return c.html(challengeErrorPage(locale, 'challengeEnded'), 410);
       }
+      // The TermUrl page speaks the launcher's language: the locale rides along in its query.
+      const termUrl = new URL(`${ctx.config.publicUrl}/checkout/challenge/${ch.id}/return`);
+      if (c.req.query('locale') !== undefined) termUrl.searchParams.set('locale', locale);
       const n = nonce();
       pageHeaders(
         c,
@@ -242,17 +261,18 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
           acsUrl: ch.acs_url,
           pareq: ch.pareq,
           md: ch.md,
-          termUrl: `${ctx.config.publicUrl}/checkout/challenge/${ch.id}/return`,
+          termUrl: termUrl.href,
           nonce: n,
           locale,
         }),
       );
     })
     .post('/challenge/:id/return', async (c) => {
+      const locale = localeOf(c.req.query('locale'));
       const type = c.req.header('content-type') ?? '';
       if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) {
         pageHeaders(c, "default-src 'none'; base-uri 'none'");
-        return c.html(messagePage({ title: 'Unsupported', message: 'Expected a form post.' }), 415);
+        return c.html(challengeErrorPage(locale, 'formExpected'), 415);
       }
       const form = await c.req.parseBody();
       const field = (name: string) => {
@@ -269,7 +289,7 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
           'challenge answer refused',
         );
         pageHeaders(c, "default-src 'none'; base-uri 'none'");
-        return c.html(messagePage({ title: 'Not accepted', message: out.reason }), out.status);
+        return c.html(challengeErrorPage(locale, RETURN_PROBLEMS[out.status]), out.status);
       }
       const n = nonce();
       pageHeaders(
@@ -285,7 +305,7 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
           challengeId: out.challenge.id,
           targetOrigin: out.origin,
           nonce: n,
-          locale: 'pt-BR',
+          locale,
         }),
       );
     });

@@ -7,6 +7,7 @@ import type {
   FailureCode,
   PayResult,
   PaymentMethod,
+  PendingChallenge,
   PublicSession,
   SessionStatus,
 } from '../checkout-api';
@@ -299,9 +300,35 @@ export function succeededResult(attempt: AttemptRow): PayResult {
   };
 }
 
+/**
+ * The bank step a session in `challenge` waits for (the newest live one), so a reloaded frame
+ * can reopen it instead of leaving it to be canceled by the next pay.
+ */
+async function pendingChallenge(
+  ctx: BffContext,
+  row: SessionRow,
+): Promise<PendingChallenge | undefined> {
+  if (row.status !== 'challenge') return undefined;
+  const ch = await ctx.db
+    .selectFrom('challenges')
+    .select(['id', 'status', 'window_size'])
+    .where('session_id', '=', row.id)
+    .where('status', 'in', ['pending', 'answered'])
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  if (!ch) return undefined;
+  return {
+    challengeId: ch.id,
+    challengeUrl: `${ctx.config.publicUrl}/checkout/challenge/${ch.id}`,
+    windowSize: ch.window_size as PendingChallenge['windowSize'],
+    answered: ch.status === 'answered',
+  };
+}
+
 /** `GET /checkout/api/session`. */
 export async function publicSession(ctx: BffContext, row: SessionRow): Promise<PublicSession> {
   const outcome = await sessionOutcome(ctx, row);
+  const challenge = await pendingChallenge(ctx, row);
   return {
     id: row.id,
     status: row.status as SessionStatus,
@@ -313,6 +340,7 @@ export async function publicSession(ctx: BffContext, row: SessionRow): Promise<P
     expiresAt: row.expires_at,
     ...(row.plan_json ? { plan: JSON.parse(row.plan_json) as SessionPlan } : {}),
     ...(outcome ? { outcome } : {}),
+    ...(challenge ? { challenge } : {}),
   };
 }
 

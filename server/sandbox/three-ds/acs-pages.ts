@@ -136,6 +136,9 @@ function challengePage(c: Context, auth: AuthRow, pareq: string, error?: string)
     <button type="submit" name="action" value="cancel" formnovalidate>Cancelar / Cancel</button>
   </div>
 </form>`,
+    // Browsers ignore autofocus in a cross-origin frame (this page is one, inside the
+    // merchant's dialog): focus the code field as an issuer's page does.
+    { script: `document.getElementById('otp').focus();` },
   );
 }
 

@@ -58,6 +58,23 @@ export class ChallengeDialog {
     await acs.getByRole('button', { name: /Cancelar/ }).click();
   }
 
+  /** The `part` of what has the focus in the host's shadow root (the dialog lives there). */
+  async focusedPart(): Promise<string | null> {
+    return this.page.evaluate(
+      () =>
+        document.querySelector('card-checkout')?.shadowRoot?.activeElement?.getAttribute('part') ??
+        null,
+    );
+  }
+
+  /** True when the bank's code field has the keyboard focus. */
+  async otpFocused(): Promise<boolean> {
+    const acs = await this.acsFrame();
+    return acs
+      .locator('#otp')
+      .evaluate((el) => el === document.activeElement && document.hasFocus());
+  }
+
   async close(): Promise<void> {
     await this.closeButton.click();
   }

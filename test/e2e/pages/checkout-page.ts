@@ -54,8 +54,12 @@ export class CheckoutPage {
   readonly securityCode: Locator;
   readonly installments: Locator;
   readonly pay: Locator;
+  /** The frame's one live region: outcomes, failures, the bank notice. */
   readonly alert: Locator;
-  readonly pageError: Locator;
+  /** The session-expiry notice. */
+  readonly expiryNotice: Locator;
+  readonly spinner: Locator;
+  readonly acceptedBrands: Locator;
   readonly challenge: ChallengeDialog;
 
   constructor(
@@ -71,7 +75,9 @@ export class CheckoutPage {
     this.installments = this.frame.locator('[name="installments"]');
     this.pay = this.frame.getByTestId('pay');
     this.alert = this.frame.getByRole('alert');
-    this.pageError = page.getByTestId('checkout-error');
+    this.expiryNotice = this.frame.getByRole('status');
+    this.spinner = this.frame.locator('.spinner');
+    this.acceptedBrands = this.frame.getByRole('list', { name: /Bandeiras aceitas/ });
     this.challenge = new ChallengeDialog(page);
   }
 
@@ -166,5 +172,29 @@ export class CheckoutPage {
 
   fieldError(name: string): Locator {
     return this.frame.locator(`#${name}-error`);
+  }
+
+  /**
+   * A failure is told once, in the frame's alert, styled as an error; the merchant page does
+   * not repeat it (its own text holds no failure at all).
+   */
+  async expectFailureToldOnce(text: string | RegExp): Promise<void> {
+    await expect(this.alert).toContainText(text);
+    await expect(this.alert).toHaveClass(/failure/);
+    const pageText = await this.page.locator('body').innerText();
+    expect(pageText).not.toMatch(/não foi concluído|não foi autorizado|Tente/);
+  }
+
+  /** `name` (or test id) of the element focused inside the frame, through its shadow root. */
+  async focusedInFrame(): Promise<string | null> {
+    const frame = this.page.frames().find((f) => f.url().includes('/checkout/frame'));
+    if (!frame) return null;
+    return frame.evaluate(() => {
+      if (!document.hasFocus()) return null;
+      let el: Element | null = document.activeElement;
+      while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+      if (!el || el === document.body) return null;
+      return el.getAttribute('name') ?? el.getAttribute('data-testid') ?? el.tagName.toLowerCase();
+    });
   }
 }

@@ -200,7 +200,7 @@ describe('3DS challenge', () => {
     expect((await postForm(acsAnswer.action, acsAnswer.fields)).status).toBe(200);
   });
 
-  it('cancel: challenge_canceled, retryable, the session open again', async () => {
+  it('cancel: challenge_canceled, retryable, the session open again, no attempt used', async () => {
     const { s, challenge } = await startChallenge();
     const res = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/cancel', {
       body: { challengeId: challenge.challengeId, reason: 'closed' },
@@ -208,7 +208,7 @@ describe('3DS challenge', () => {
     expect(res.body).toEqual({
       status: 'failed',
       error: { code: 'challenge_canceled', retryable: true },
-      attemptsLeft: 2,
+      attemptsLeft: 3,
     });
     expect(await sessionStatus(s.id)).toBe('open');
     const launcher = await t.request('GET', new URL(challenge.challengeUrl).pathname);
@@ -219,6 +219,88 @@ describe('3DS challenge', () => {
       body: { challengeId: challenge.challengeId },
     });
     expect(foreign.status).toBe(404);
+  });
+
+  it('closing the dialog again and again never ends the session; a failed challenge counts', async () => {
+    const s = await t.createSession({ amount: 7_500 });
+    for (let i = 0; i < 4; i++) {
+      const res = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002503'));
+      const challenge = res.body as Challenge;
+      const cancel = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/cancel', {
+        body: { challengeId: challenge.challengeId, reason: 'closed' },
+      });
+      expect(cancel.body).toMatchObject({ attemptsLeft: 3 });
+    }
+    const res = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002370'));
+    const challenge = res.body as Challenge;
+    const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
+    await postForm(acsAnswer.action, acsAnswer.fields);
+    const done = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+      body: {
+        challengeId: challenge.challengeId,
+        encryptedCard: (await t.payBody(s.clientSecret, '4000000000002370')).encryptedCard,
+      },
+    });
+    expect(done.body).toMatchObject({
+      status: 'failed',
+      error: { code: 'three_ds_failed' },
+      attemptsLeft: 2,
+    });
+  });
+
+  it('the public session names the bank step waiting, and whether the bank answered', async () => {
+    const { s, challenge } = await startChallenge();
+    const before = await t.frame(s.clientSecret, 'GET', '/checkout/api/session');
+    expect(before.body).toMatchObject({
+      status: 'challenge',
+      challenge: {
+        challengeId: challenge.challengeId,
+        challengeUrl: challenge.challengeUrl,
+        windowSize: '02',
+        answered: false,
+      },
+    });
+    const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
+    await postForm(acsAnswer.action, acsAnswer.fields);
+    const after = await t.frame(s.clientSecret, 'GET', '/checkout/api/session');
+    expect(after.body).toMatchObject({ challenge: { answered: true } });
+    // Reopening after a reload: the launcher page still starts the bank step while pending.
+    const other = await startChallenge();
+    expect((await fetch(other.challenge.challengeUrl)).status).toBe(200);
+    expect((await fetch(other.challenge.challengeUrl)).status).toBe(200);
+    const open = await t.createSession();
+    const none = await t.frame(open.clientSecret, 'GET', '/checkout/api/session');
+    expect(none.body).not.toHaveProperty('challenge');
+  });
+
+  it("the challenge pages speak the shopper's language, carried by the locale parameter", async () => {
+    const { challenge } = await startChallenge();
+    const url = `${challenge.challengeUrl}?locale=en`;
+    const launcher = await fetch(url);
+    const html = await launcher.text();
+    expect(html).toContain('<html lang="en">');
+    expect(html).toContain('Taking you to your card issuer');
+    const form = readForm(html, url);
+    expect(new URL(form.fields.TermUrl!).searchParams.get('locale')).toBe('en');
+    const otpPage = await postForm(form.action, form.fields);
+    const otpForm = readForm(otpPage.text, form.action);
+    const answer = await postForm(otpForm.action, {
+      ...otpForm.fields,
+      otp: '1234',
+      action: 'submit',
+    });
+    const acsAnswer = readForm(answer.text, otpForm.action);
+    const term = await postForm(acsAnswer.action, acsAnswer.fields);
+    expect(term.text).toContain('<html lang="en">');
+    expect(term.text).toContain('Authentication complete');
+    const again = await postForm(acsAnswer.action, acsAnswer.fields);
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('This authentication was already answered.');
+    const ended = await fetch(`${challenge.challengeUrl}?locale=pt-BR`);
+    expect(ended.status).toBe(410);
+    expect(await ended.text()).toContain('Esta autenticação já terminou.');
+    const unknown = await fetch(`${t.url}/checkout/challenge/ch_nope`);
+    expect(await unknown.text()).toContain('Esta autenticação não existe.');
   });
 
   it('paying again while a challenge waits unanswered abandons it', async () => {

@@ -140,7 +140,11 @@ describe('GET /checkout/frame', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(res.headers.get('x-frame-options')).toBeNull();
     expect(res.text).toContain('<script type="module" src="/frame/card-form.js"></script>');
-    expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    // No script runs inline: the one without a src is the form's JSON data (texts, styles).
+    expect(res.text.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toEqual([
+      '<script type="application/json" id="card-form-data">',
+    ]);
+    expect(res.text).toContain('"cardNumber":"Card number"');
     expect(res.text).toContain('lang="en"');
     expect(res.text).not.toContain('_secret_');
     const row = await t.bff.ctx.db
@@ -149,6 +153,21 @@ describe('GET /checkout/frame', () => {
       .where('id', '=', s.id)
       .executeTakeFirstOrThrow();
     expect(row.frame_accept).toBe('text/html,application/xhtml+xml;q=0.9,*/*;q=0.8');
+  });
+
+  it('serves the brand sprite under its content hash, immutable; any other name is 404', async () => {
+    const s = await t.createSession();
+    const page = await t.request('GET', `/checkout/frame?session=${s.id}`);
+    const sprite = /"sprite":"([^"]+)"/.exec(page.text)?.[1] ?? '';
+    expect(sprite).toMatch(/^\/checkout\/assets\/brands\.[0-9a-f]{10}\.svg$/);
+    const res = await t.request('GET', sprite);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(res.headers.get('cache-control')).toContain('immutable');
+    for (const id of ['visa', 'mastercard', 'amex', 'elo', 'hipercard']) {
+      expect(res.text).toContain(`<symbol id="${id}"`);
+    }
+    expect((await t.request('GET', '/checkout/assets/brands.0000000000.svg')).status).toBe(404);
   });
 
   it('answers a 404 page for an unknown session', async () => {

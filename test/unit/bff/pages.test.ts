@@ -8,6 +8,8 @@ import {
   scriptJson,
 } from '../../../server/bff/pages/html';
 import { isHashedName } from '../../../server/bff/routes/static';
+import { frameData, squeezeCss } from '../../../server/bff/pages/frame-data';
+import { messagesFor } from '../../../widget/i18n';
 
 describe('escaping', () => {
   it('escapes markup and attribute quotes', () => {
@@ -26,9 +28,35 @@ describe('escaping', () => {
 
 describe('pages', () => {
   it('the frame page escapes what it embeds and has no inline script', () => {
-    const html = framePage({ sessionId: 'cs_"x', origin: 'https://a.example', locale: 'en' });
+    const data = frameData('en');
+    const html = framePage({ sessionId: 'cs_"x', origin: 'https://a.example', locale: 'en', data });
     expect(html).toContain('session="cs_&quot;x"');
-    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    // The only script without a src is a JSON data block, which browsers never run.
+    expect(html.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toEqual([
+      '<script type="application/json" id="card-form-data">',
+    ]);
+    const json = /id="card-form-data">([^<]*)<\/script>/.exec(html)?.[1] ?? '';
+    expect(JSON.parse(json)).toEqual(data);
+  });
+
+  it('the frame data carries the texts of the locale, squeezed styles and the hashed sprite', () => {
+    const data = frameData('en');
+    expect(data.messages.cardNumber).toBe('Card number');
+    expect(data.sprite).toMatch(/^\/checkout\/assets\/brands\.[0-9a-f]{10}\.svg$/);
+    expect(data.css).toContain(':host{');
+    expect(data.css).not.toMatch(/\n|\s[{};]|[{};]\s/);
+    expect(squeezeCss('a , b {\n  color: red ;\n}')).toBe('a,b{color: red;}');
+  });
+
+  it('the frame page data cannot close its script element', () => {
+    const messages = { ...messagesFor('pt-BR'), cardNumber: '</script><script>alert(1)//' };
+    const html = framePage({
+      sessionId: 'cs_x',
+      origin: 'https://a.example',
+      locale: 'pt-BR',
+      data: { ...frameData('pt-BR'), messages },
+    });
+    expect(html).not.toContain('</script><script>alert');
   });
 
   it('the launcher carries PaReq, MD and TermUrl escaped, the script under the nonce', () => {

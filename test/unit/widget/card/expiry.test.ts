@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { formatExpiryInput, parseExpiry, validateExpiry } from '../../../../widget/card/expiry';
+import {
+  formatExpiryInput,
+  isExpiryComplete,
+  parseExpiry,
+  validateExpiry,
+} from '../../../../widget/card/expiry';
 
 describe('parseExpiry', () => {
   it.each([
@@ -35,9 +40,58 @@ describe('formatExpiryInput', () => {
     ['12/289', false, '12/28'],
     ['12a28', false, '12/28'],
     ['', false, ''],
+    ['13', false, '1'],
+    ['00', false, '0'],
+    ['19', false, '1'],
+    ['10', false, '10/'],
+    ['13/28', false, '01/28'],
+    ['12/203', false, '12/203'],
+    ['12/2030', false, '12/30'],
   ])('%s (deleting %s) → %s', (raw, deleting, out) => {
     expect(formatExpiryInput(raw, deleting)).toBe(out);
   });
+});
+
+/** What the field shows after typing `keys` one by one, each keystroke appended at the end. */
+function typeKeys(keys: string): string[] {
+  const shown: string[] = [];
+  let value = '';
+  for (const key of keys) {
+    value = formatExpiryInput(value + key);
+    shown.push(value);
+  }
+  return shown;
+}
+
+describe('typing the expiry key by key', () => {
+  it('122030 gives 12/30', () => {
+    expect(typeKeys('122030')).toEqual(['1', '12/', '12/2', '12/20', '12/203', '12/30']);
+  });
+
+  it('an impossible month never appears', () => {
+    expect(typeKeys('13')).toEqual(['1', '1']);
+    expect(typeKeys('1328')).toEqual(['1', '1', '12/', '12/8']);
+    expect(typeKeys('0028')).toEqual(['0', '0', '02/', '02/8']);
+    for (const keys of ['13', '19', '00', '1399', '0000']) {
+      for (const shown of typeKeys(keys)) expect(shown).not.toMatch(/^(1[3-9]|00)/);
+    }
+  });
+
+  it('4 then 28 gives 04/28', () => {
+    expect(typeKeys('428')).toEqual(['04/', '04/2', '04/28']);
+  });
+});
+
+describe('isExpiryComplete (now = 2026-11-23)', () => {
+  const now = new Date(2026, 10, 23);
+  it.each([
+    ['12/30', true],
+    ['11/26', true],
+    ['12/20', false],
+    ['12/203', false],
+    ['12/3', false],
+    ['10/26', false],
+  ])('%s → %s', (input, out) => expect(isExpiryComplete(input, now)).toBe(out));
 });
 
 describe('validateExpiry (now = 2026-11-23)', () => {

@@ -4,6 +4,7 @@ import {
   caretAfterDigits,
   formatCardInput,
   formatCardNumber,
+  isCardNumberComplete,
   validateCardNumber,
 } from '../../../../widget/card/number';
 
@@ -76,4 +77,15 @@ describe('validateCardNumber', () => {
     ['6505290000002000', null],
     ['6062825624254001', null],
   ])('%s → %s', (n, err) => expect(validateCardNumber(n)).toBe(err));
+});
+
+describe('isCardNumberComplete', () => {
+  it.each([
+    ['4000 0000 0000 2701', true],
+    ['4000 0000 0000 270', false],
+    ['4000 0000 0000 2702', false],
+    ['3400 000000 02708', true],
+    ['6505 2900 0000 2000', true],
+    ['', false],
+  ])('%s → %s', (input, out) => expect(isCardNumberComplete(input)).toBe(out));
 });

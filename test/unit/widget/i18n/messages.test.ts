@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { FAILURE_CODES } from '../../../../server/bff/checkout-api';
-import { messagesFor } from '../../../../widget/i18n';
+import { fmt, messagesFor, plural } from '../../../../widget/i18n';
+import type { Messages } from '../../../../widget/i18n';
+
+/** Every string of a message table, with its path. */
+function strings(v: unknown, path = ''): [string, string][] {
+  if (typeof v === 'string') return [[path, v]];
+  if (Array.isArray(v)) return v.flatMap((x, i) => strings(x, `${path}[${i}]`));
+  if (typeof v === 'object' && v !== null) {
+    return Object.entries(v).flatMap(([k, x]) => strings(x, path ? `${path}.${k}` : k));
+  }
+  return [];
+}
 
 describe.each(['pt-BR', 'en'] as const)('messages %s', (locale) => {
   const m = messagesFor(locale);
@@ -13,30 +24,49 @@ describe.each(['pt-BR', 'en'] as const)('messages %s', (locale) => {
     }
   });
 
-  it('formats installments and attempts', () => {
-    expect(m.installmentOption(1, 'R$ 100,00', 'R$ 100,00')).toContain('R$ 100,00');
-    expect(m.installmentOption(3, 'R$ 33,34', 'R$ 33,33')).toContain('R$ 33,34');
-    expect(m.installmentOption(2, 'R$ 50,00', 'R$ 50,00')).toMatch(/^2/);
-    expect(m.attemptsLeft(1)).toMatch(/1/);
-    expect(m.attemptsLeft(2)).toMatch(/2/);
+  it('is plain data that survives JSON (the BFF writes it into the frame page)', () => {
+    expect(JSON.parse(JSON.stringify(m))).toEqual(m);
+  });
+
+  it('has the same keys and placeholders as pt-BR', () => {
+    const pt = new Map(strings(messagesFor('pt-BR')));
+    const here = strings(m);
+    expect(here.map(([k]) => k).sort()).toEqual([...pt.keys()].sort());
+    const holes = (s: string) => (s.match(/\{\d\}/g) ?? []).sort();
+    for (const [k, s] of here) expect(holes(s), k).toEqual(holes(pt.get(k)!));
+  });
+
+  it('formats attempts and field counts', () => {
+    expect(plural(m.attemptsLeft, 1)).toMatch(/1/);
+    expect(plural(m.attemptsLeft, 2)).toMatch(/2/);
+    expect(plural(m.errors.fixFields, 3)).toMatch(/3/);
   });
 });
 
-describe('subscription texts', () => {
+describe('texts', () => {
+  const pt: Messages = messagesFor('pt-BR');
+  const en: Messages = messagesFor('en');
+
   it('states the amount and the period in the consent line', () => {
-    const pt = messagesFor('pt-BR');
     expect(pt.subscribe).toBe('Assinar');
-    expect(pt.consent('R$ 39,90', pt.every(30))).toBe(
+    expect(fmt(pt.consent, 'R$ 39,90', fmt(pt.every, 30))).toBe(
       'Autorizo a cobrança recorrente de R$ 39,90 a cada 30 dias até eu cancelar.',
     );
-    const en = messagesFor('en');
-    expect(en.consent('R$ 39,90', en.every(365))).toBe(
+    expect(fmt(en.consent, 'R$ 39,90', fmt(en.every, 365))).toBe(
       'I authorize recurring charges of R$ 39,90 every 365 days until I cancel.',
     );
   });
-});
 
-describe('messagesFor', () => {
+  it('an unknown outcome is being confirmed, with no retry in it', () => {
+    expect(pt.confirming).toBe('Estamos confirmando seu pagamento…');
+    expect(en.confirming).toBe('We are confirming your payment…');
+  });
+
+  it('fmt fills numbered holes and leaves no hole behind', () => {
+    expect(fmt('{1} de {0}', 'a', 'b')).toBe('b de a');
+    expect(fmt('{0}', 7)).toBe('7');
+  });
+
   it('defaults to Portuguese', () => {
     expect(messagesFor('pt-BR').cardNumber).toBe('Número do cartão');
     expect(messagesFor('en').cardNumber).toBe('Card number');

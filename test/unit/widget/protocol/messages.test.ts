@@ -69,6 +69,10 @@ describe('isHostToFrameMessage', () => {
     [{ type: 'challenge-closed', challengeId: 'ch_1', reason: 'bored' }, false],
     [{ type: 'pay-now' }, false],
     [undefined, false],
+    [{ type: 'renew', clientSecret: 'cs_a_secret_b' }, true],
+    [{ type: 'renew', clientSecret: '' }, false],
+    [{ type: 'renew', clientSecret: 'x'.repeat(201) }, false],
+    [{ type: 'renew' }, false],
   ])('%j → %s', (msg, ok) => expect(isHostToFrameMessage(msg)).toBe(ok));
 });
 

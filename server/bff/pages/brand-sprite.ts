@@ -1,0 +1,29 @@
+/**
+ * The card brands' marks as one SVG sprite (`<symbol id="visa">`…), served by the BFF under a
+ * content-hashed name so browsers keep it for good, and kept out of the frame's JS budget.
+ * Simple marks drawn for this product (brand colors and names), 32×20 each.
+ */
+import { createHash } from 'node:crypto';
+
+const FONT = 'font-family="Arial,Helvetica,sans-serif" font-weight="700" text-anchor="middle"';
+
+const SYMBOLS: Record<string, string> = {
+  visa: `<rect width="32" height="20" rx="3" fill="#1a1f71"/><text x="16" y="14" ${FONT} font-size="9" font-style="italic" fill="#fff">VISA</text>`,
+  mastercard: `<rect width="32" height="20" rx="3" fill="#252525"/><circle cx="12.5" cy="10" r="6" fill="#eb001b"/><circle cx="19.5" cy="10" r="6" fill="#f79e1b" fill-opacity=".85"/>`,
+  amex: `<rect width="32" height="20" rx="3" fill="#1f72cd"/><text x="16" y="13.5" ${FONT} font-size="7.5" fill="#fff">AMEX</text>`,
+  elo: `<rect width="32" height="20" rx="3" fill="#000"/><circle cx="7" cy="6" r="1.8" fill="#ffcb05"/><circle cx="7" cy="10" r="1.8" fill="#00a4e0"/><circle cx="7" cy="14" r="1.8" fill="#ef4123"/><text x="19" y="14" ${FONT} font-size="10" fill="#fff">elo</text>`,
+  hipercard: `<rect width="32" height="20" rx="3" fill="#b3131b"/><text x="16" y="12.5" ${FONT} font-size="5.6" fill="#fff">Hipercard</text>`,
+};
+
+export const BRAND_SPRITE = `<svg xmlns="http://www.w3.org/2000/svg">${Object.entries(SYMBOLS)
+  .map(([id, body]) => `<symbol id="${id}" viewBox="0 0 32 20">${body}</symbol>`)
+  .join('')}</svg>`;
+
+/** `brands.<10 hex>.svg`: a new drawing gets a new name. */
+export const BRAND_SPRITE_FILE = `brands.${createHash('sha256')
+  .update(BRAND_SPRITE)
+  .digest('hex')
+  .slice(0, 10)}.svg`;
+
+/** Where the frame finds it (the checkout page routes are mounted at `/checkout`). */
+export const BRAND_SPRITE_PATH = `/checkout/assets/${BRAND_SPRITE_FILE}`;

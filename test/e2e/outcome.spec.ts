@@ -1,0 +1,137 @@
+import type { Route } from '@playwright/test';
+import { CARDS, OTP, expect, test } from './fixtures';
+import { CheckoutPage } from './pages/checkout-page';
+import { OrderPage } from './pages/order-page';
+
+/** Lets the request reach the BFF (and the payment happen), then loses the answer. */
+async function dropAnswer(route: Route): Promise<void> {
+  await route.fetch();
+  await route.abort('connectionreset');
+}
+
+/** Lets the request through, then answers the frame as a failing proxy would. */
+async function answer502(route: Route): Promise<void> {
+  await route.fetch();
+  await route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' });
+}
+
+test.describe('the shopper is told the truth (issue 9 §4)', () => {
+  // A payment (two, across tabs) and a bank visit per test: room for a loaded two-core machine.
+  test.describe.configure({ timeout: 90_000 });
+
+  for (const [name, lose] of [
+    ['dropped', dropAnswer],
+    ['answered 502 by a proxy', answer502],
+  ] as const) {
+    test(`a pay whose answer is ${name} ends in checkout-succeeded, never an error`, async ({
+      checkout,
+      order,
+      merchant,
+      page,
+    }) => {
+      const sessionId = await checkout.sessionId();
+      await page.route('**/checkout/api/pay', lose);
+      await checkout.payWith({ number: CARDS.frictionless }, 'debit');
+      const succeeded = await checkout.waitForEvent('checkout-succeeded');
+      expect(succeeded.paymentId).toBeTruthy();
+      await order.expectPaid();
+      expect(await checkout.events('checkout-failed')).toEqual([]);
+      const session = await merchant.session(sessionId);
+      expect(session.attempts.map((a) => a.status)).toEqual(['succeeded']);
+    });
+  }
+
+  test('a challenge whose complete answer is dropped ends in checkout-succeeded', async ({
+    checkout,
+    order,
+    page,
+  }) => {
+    await page.route('**/checkout/api/challenge/complete', dropAnswer);
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.submitOtp(OTP);
+    await checkout.waitForEvent('checkout-succeeded');
+    await order.expectPaid();
+    expect(await checkout.events('checkout-failed')).toEqual([]);
+  });
+
+  test('an outcome not known yet says "Estamos confirmando…", offers no retry, keeps reading', async ({
+    checkout,
+    order,
+    page,
+  }) => {
+    await page.route('**/checkout/api/pay', dropAnswer);
+    // The BFF answers `pending` while it does not know (the contract of issue 9 §4): the
+    // first reads after the lost answer say so; later ones tell the outcome.
+    let pendingReads = 3;
+    await page.route('**/checkout/api/session', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as Record<string, unknown>;
+      if (body.status !== 'succeeded' || pendingReads-- <= 0) return route.fulfill({ response });
+      const { outcome: _outcome, ...pending } = body;
+      await route.fulfill({ response, json: { ...pending, status: 'pending' } });
+    });
+    await checkout.payWith({ number: CARDS.frictionless }, 'debit');
+    await expect(checkout.alert).toHaveText('Estamos confirmando seu pagamento…');
+    await expect(checkout.pay).toBeDisabled();
+    await expect(checkout.spinner).toBeVisible();
+    await expect(checkout.frame.getByText('Estamos confirmando seu pagamento…')).toHaveCount(1);
+    await expect(checkout.alert).not.toContainText(/Tente|outro cartão/);
+    await checkout.waitForEvent('checkout-succeeded');
+    expect(pendingReads).toBeLessThan(0);
+    await order.expectPaid();
+    expect(await checkout.events('checkout-failed')).toEqual([]);
+  });
+
+  test('a tab left open on a paid session learns it when shown again', async ({
+    checkout,
+    context,
+    stack,
+  }) => {
+    const tabB = await context.newPage();
+    const eventsB = await CheckoutPage.recordEvents(tabB);
+    await tabB.goto(`${stack.E2E_DEMO_URL}/checkout`);
+    const checkoutB = new CheckoutPage(tabB, eventsB);
+    await checkoutB.waitUntilReady();
+
+    await checkout.payWith({ number: CARDS.frictionless }, 'debit');
+    await checkout.waitForEvent('checkout-succeeded');
+    // The shopper comes back to tab B: the frame reads its session again when shown.
+    const frameB = tabB.frames().find((f) => f.url().includes('/checkout/frame'))!;
+    await frameB.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await checkoutB.waitForEvent('checkout-succeeded');
+    await new OrderPage(tabB).expectPaid();
+    expect(await checkoutB.events('checkout-failed')).toEqual([]);
+  });
+
+  test('one session in two tabs: pay in one, the other ends in success, no error', async ({
+    checkout,
+    order,
+    page,
+    context,
+    stack,
+  }) => {
+    const sessionId = await checkout.sessionId();
+    // The same cart (same cookie) opened in a second tab: the same checkout session.
+    const tabB = await context.newPage();
+    const eventsB = await CheckoutPage.recordEvents(tabB);
+    await tabB.goto(`${stack.E2E_DEMO_URL}/checkout`);
+    const checkoutB = new CheckoutPage(tabB, eventsB);
+    await checkoutB.waitUntilReady();
+    expect(await checkoutB.sessionId()).toBe(sessionId);
+
+    await page.bringToFront();
+    await checkout.payWith({ number: CARDS.frictionless }, 'debit');
+    await checkout.waitForEvent('checkout-succeeded');
+    await order.expectPaid();
+
+    // Tab B, still showing the form, pays too: it is told the order is paid, as a success.
+    await tabB.bringToFront();
+    await checkoutB.payWith({ number: CARDS.mastercard }, 'credit');
+    const succeeded = await checkoutB.waitForEvent('checkout-succeeded');
+    expect(succeeded.paymentId).toBe((await checkout.events('checkout-succeeded'))[0]?.paymentId);
+    await new OrderPage(tabB).expectPaid();
+    expect(await checkoutB.events('checkout-failed')).toEqual([]);
+    await expect(tabB.locator('body')).not.toContainText(/não foi concluído|volte ao carrinho/i);
+  });
+});

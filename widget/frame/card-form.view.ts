@@ -1,0 +1,219 @@
+/**
+ * The card form's template: a pure function of what the element exposes, so the element keeps
+ * properties, lifecycle and handlers, and the flow lives in its controller.
+ */
+import { html, nothing } from 'lit';
+import type { TemplateResult } from 'lit';
+import type { PaymentMethod, PublicSession } from '../../server/bff/checkout-api';
+import type { CardBrand } from '../card/brand';
+import { BRAND_NAMES, CARD_BRANDS } from '../card/brand';
+import { formatBRL, installmentOptions } from '../card/money';
+import type { Messages } from '../i18n/messages';
+import { fmt } from '../i18n/messages';
+import type { FieldName } from '../protocol/messages';
+import type { FieldSpec } from './fields';
+import { FIELDS } from './fields';
+import type { FormValues } from './form-model';
+import { installmentText } from './installments';
+import type { PaymentController } from './payment-controller';
+
+/** What the template reads from the element. */
+export interface CardFormView {
+  readonly m: Messages;
+  readonly flow: PaymentController;
+  readonly values: FormValues;
+  readonly brand: CardBrand | null;
+  readonly hideButton: boolean;
+  readonly submitLabel: string | null;
+  /** The brand sprite's URL. */
+  readonly sprite: string;
+  shownError(name: FieldName): string;
+  onInput(e: InputEvent): void;
+  onMethodChange(e: Event): void;
+  onInstallmentsChange(e: Event): void;
+  onSubmit(e: SubmitEvent): void;
+  onBlur(e: FocusEvent): void;
+}
+
+export function renderCardForm(v: CardFormView): TemplateResult {
+  const { m, flow } = v;
+  // The frame is a document of its own: one main landmark and one h1 (visually hidden).
+  // The notice is the one live region for outcomes; always in the DOM so changes are heard.
+  const kind = `${flow.noticeKind === 'failure' ? 'failure' : ''} ${flow.notice ? 'shown' : ''}`;
+  return html`<main>
+    <h1 class="sr-only">${m.frameTitle}</h1>
+    <div class="notice ${kind}" role="alert" aria-live="assertive" aria-atomic="true">
+      ${flow.notice}
+    </div>
+    ${flow.expiring ? html`<p class="hint" role="status">${flow.expiring}</p>` : nothing} ${body(v)}
+  </main>`;
+}
+
+function body(v: CardFormView): TemplateResult | typeof nothing {
+  const { m, flow } = v;
+  switch (flow.status) {
+    case 'connecting':
+      return html`<p>${m.waitingForHost}</p>`;
+    case 'loading':
+      return html`<p>${m.loading}</p>`;
+    case 'unavailable':
+    case 'ended':
+      return nothing;
+    case 'succeeded':
+      return html`<div class="done"><h2>${m.succeeded}</h2></div>`;
+    default:
+      return form(v, flow.session);
+  }
+}
+
+/** A brand's mark from the BFF's sprite, named for assistive technology. */
+function mark(v: CardFormView, brand: CardBrand, label: string, id?: string): TemplateResult {
+  return html`<svg
+    class="mark"
+    viewBox="0 0 32 20"
+    role="img"
+    aria-label=${label}
+    id=${id ?? nothing}
+    data-brand=${brand}
+  >
+    <use href="${v.sprite}#${brand}"></use>
+  </svg>`;
+}
+
+function field(v: CardFormView, f: FieldSpec, busy: boolean): TemplateResult {
+  const { m, brand } = v;
+  const error = v.shownError(f.name);
+  const hint = f.hint?.(m, brand);
+  const describedBy = `${f.name}-error${hint ? ` ${f.name}-hint` : ''}${
+    f.name === 'cardNumber' && brand ? ' cardNumber-brand' : ''
+  }`;
+  const input = html`<input
+    id=${f.name}
+    name=${f.name}
+    type="text"
+    inputmode=${f.numeric ? 'numeric' : nothing}
+    autocomplete=${f.autocomplete}
+    autocapitalize=${f.caps ? 'characters' : nothing}
+    autocorrect="off"
+    spellcheck="false"
+    maxlength=${f.maxLength?.(brand) ?? nothing}
+    placeholder=${f.placeholder?.(m) ?? nothing}
+    ?required=${!f.optional}
+    aria-invalid=${error ? 'true' : 'false'}
+    aria-describedby=${describedBy}
+    .value=${v.values[f.name]}
+    ?disabled=${busy}
+    @input=${v.onInput}
+  />`;
+  return html`<div class="field">
+    <label for=${f.name}>${m[f.name]}${f.optional ? ` (${m.optional})` : ''}</label>
+    ${
+      f.name === 'cardNumber'
+        ? html`<div class="with-mark">
+            ${input}${brand ? mark(v, brand, fmt(m.cardBrand, BRAND_NAMES[brand]), 'cardNumber-brand') : nothing}
+          </div>`
+        : input
+    }
+    ${hint ? html`<span class="hint" id="${f.name}-hint">${hint}</span>` : nothing}
+    <p class="error" id="${f.name}-error">${error}</p>
+  </div>`;
+}
+
+function form(v: CardFormView, session: PublicSession | null): TemplateResult {
+  const { m, flow } = v;
+  const values = v.values;
+  const busy = flow.busy;
+  const amount = session?.plan?.amount ?? session?.amount ?? 0;
+  const methods: PaymentMethod[] = session?.methods ?? ['credit'];
+  const plan = session?.plan;
+  const showInstallments =
+    values.method === 'credit' && !plan && (session?.maxInstallments ?? 1) > 1;
+  const every = plan ? fmt(m.every, plan.intervalDays) : '';
+  // While confirming, the notice says so; the button only shows that work goes on.
+  const label = busy
+    ? m.paying
+    : flow.resume
+      ? m.challengeResume
+      : (v.submitLabel ?? (plan ? m.subscribe : fmt(m.pay, formatBRL(amount))));
+  return html`${
+      plan
+        ? html`<p class="hint" part="plan">
+            <strong>${plan.name}</strong><br />${formatBRL(amount)} ${every}
+          </p>`
+        : nothing
+    }
+    <form
+      part="form"
+      novalidate
+      aria-busy=${busy ? 'true' : 'false'}
+      @submit=${v.onSubmit}
+      @focusout=${v.onBlur}
+    >
+      ${
+        methods.length > 1
+          ? html`<fieldset>
+              <legend>${m.method}</legend>
+              <div class="methods">
+                ${methods.map(
+                  (method) =>
+                    html`<label
+                      ><input
+                        type="radio"
+                        name="method"
+                        value=${method}
+                        .checked=${values.method === method}
+                        ?disabled=${busy}
+                        @change=${v.onMethodChange}
+                      />${method === 'credit' ? m.credit : m.debit}</label
+                    >`,
+                )}
+              </div>
+            </fieldset>`
+          : nothing
+      }
+      <ul class="brands" aria-label=${m.acceptedBrands}>
+        ${CARD_BRANDS.map(
+          (b) =>
+            html`<li class=${v.brand && v.brand !== b ? 'off' : ''}>
+              ${mark(v, b, BRAND_NAMES[b])}
+            </li>`,
+        )}
+      </ul>
+      ${field(v, FIELDS.cardNumber, busy)} ${field(v, FIELDS.cardholderName, busy)}
+      <div class="row">${field(v, FIELDS.expiry, busy)} ${field(v, FIELDS.securityCode, busy)}</div>
+      ${field(v, FIELDS.document, busy)}
+      ${
+        showInstallments && session
+          ? html`<div class="field">
+              <label for="installments">${m.installments}</label>
+              <select
+                id="installments"
+                name="installments"
+                ?disabled=${busy}
+                @change=${v.onInstallmentsChange}
+              >
+                ${installmentOptions(amount, session.maxInstallments).map(
+                  (o) =>
+                    html`<option value=${o.count} ?selected=${o.count === values.installments}>
+                      ${installmentText(m, o, amount)}
+                    </option>`,
+                )}
+              </select>
+            </div>`
+          : nothing
+      }
+      ${
+        v.hideButton
+          ? nothing
+          : html`${
+                plan
+                  ? html`<p class="hint" id="consent">
+                      ${fmt(m.consent, formatBRL(amount), every)}
+                    </p>`
+                  : nothing
+              }<button type="submit" data-testid="pay" ?disabled=${busy}>
+                ${busy ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}${label}
+              </button>`
+      }
+    </form>`;
+}

@@ -1,0 +1,91 @@
+/**
+ * What the frame may tell the shopper, decided from the BFF's answers alone (issue 9 §4): a
+ * payment is reported failed only when it certainly did not happen; a lost answer, a timeout,
+ * a 5xx or a 409 sends the frame to read the session again instead. Pure, tested without a DOM.
+ */
+import type {
+  FailureCode,
+  PayResult,
+  PendingChallenge,
+  PublicSession,
+} from '../../server/bff/checkout-api';
+import type { ApiResult } from './api';
+import { asPayResult } from './api';
+
+export type Settled = Extract<PayResult, { status: 'succeeded' | 'challenge' | 'failed' }>;
+
+/** What to do with the answer to a pay or complete call. */
+export type StepVerdict =
+  /** The BFF's word: succeeded, a challenge, or a failure it vouches for. */
+  | { kind: 'result'; result: Settled }
+  /** The outcome is not known here: read the session until it is. */
+  | { kind: 'confirm' }
+  /** The session is gone (unknown, expired secret). */
+  | { kind: 'expired' }
+  /** Refused before anything was charged (a 4xx that is not a conflict). */
+  | { kind: 'refused' };
+
+export function stepVerdict(res: ApiResult<PayResult>): StepVerdict {
+  const result = asPayResult(res.ok ? res.data : res.body);
+  if (result?.status === 'pending') return { kind: 'confirm' };
+  // "Already paid" is a reason to go and read the receipt, never a failure to show.
+  if (result?.status === 'failed' && result.error.code === 'already_paid') {
+    return { kind: 'confirm' };
+  }
+  if (result) return { kind: 'result', result };
+  if (res.ok) return { kind: 'confirm' };
+  const { status } = res;
+  if (status === 401 || status === 404 || status === 410) return { kind: 'expired' };
+  if (status === 0 || status === 408 || status === 409 || status >= 500) {
+    return { kind: 'confirm' };
+  }
+  return { kind: 'refused' };
+}
+
+/** What a session read says about the payment. */
+export type SessionVerdict =
+  | { kind: 'succeeded'; result: Extract<PayResult, { status: 'succeeded' }> }
+  /** `pending` or `processing`: the BFF does not know yet. */
+  | { kind: 'unknown' }
+  | { kind: 'challenge'; challenge: PendingChallenge }
+  /** Nothing was charged; the session takes a payment. */
+  | { kind: 'open' }
+  | { kind: 'ended'; code: FailureCode };
+
+export function sessionVerdict(s: PublicSession): SessionVerdict {
+  switch (s.status) {
+    case 'succeeded':
+      return s.outcome?.status === 'succeeded'
+        ? { kind: 'succeeded', result: s.outcome }
+        : { kind: 'unknown' };
+    case 'open':
+      return { kind: 'open' };
+    case 'challenge':
+      return s.challenge ? { kind: 'challenge', challenge: s.challenge } : { kind: 'unknown' };
+    case 'expired':
+      return { kind: 'ended', code: 'session_expired' };
+    case 'failed':
+      return {
+        kind: 'ended',
+        code:
+          s.outcome?.status === 'failed'
+            ? s.outcome.error.code
+            : s.attemptsLeft > 0
+              ? 'try_again_later'
+              : 'attempts_exhausted',
+      };
+    default:
+      return { kind: 'unknown' };
+  }
+}
+
+/** The BFF's gateway timeout (GATEWAY_TIMEOUT_MS default): the first, quick reading window. */
+export const CONFIRM_WINDOW_MS = 30_000;
+
+/**
+ * Delay before the next session read: 0.5 s doubling to 4 s within the window, then every
+ * 15 s for as long as the outcome stays unknown.
+ */
+export function confirmDelay(round: number, elapsedMs: number): number {
+  return elapsedMs < CONFIRM_WINDOW_MS ? Math.min(500 * 2 ** round, 4000) : 15_000;
+}

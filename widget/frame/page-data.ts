@@ -1,0 +1,23 @@
+/**
+ * What the BFF's frame page hands the form in a JSON data block (never executed): the texts in
+ * the shopper's language, the styles and the brand sprite's address — static text kept out of
+ * the frame bundle's budget (server/bff/pages/frame-data.ts builds it).
+ */
+import type { Messages } from '../i18n/messages';
+
+export interface FrameData {
+  messages: Messages;
+  /** The form's stylesheet (widget/frame/card-form.styles.ts). */
+  css: string;
+  /** The brand sprite's URL path. */
+  sprite: string;
+}
+
+let data: FrameData | undefined;
+
+export function frameData(): FrameData {
+  data ??= JSON.parse(
+    document.getElementById('card-form-data')?.textContent ?? 'null',
+  ) as FrameData;
+  return data;
+}

@@ -1,0 +1,430 @@
+/**
+ * The payment flow of `<card-form>` as a Lit reactive controller: it reads the session, pays,
+ * runs the 3DS challenge with the host's dialog, and reports outcomes. Outcomes are always the
+ * BFF's answers; a window message only says "go and ask". When an answer is lost (a network
+ * error, a timeout, a 5xx, a 409) the flow reads the session until the outcome is known
+ * (issue 9 §4): a payment is called failed only when it certainly did not happen.
+ */
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type {
+  ChallengeWindowSize,
+  FailureCode,
+  PayBody,
+  PayResult,
+  PendingChallenge,
+  PublicSession,
+} from '../../server/bff/checkout-api';
+import { detectBrand } from '../card/brand';
+import { parseDocument } from '../card/document';
+import { formatBRL } from '../card/money';
+import { encryptCard, importCardKey } from '../crypto/encrypt-card';
+import { collectDeviceInfo } from '../device/device-info';
+import type { Messages } from '../i18n/messages';
+import { fmt, plural } from '../i18n/messages';
+import type { Locale } from '../protocol/constants';
+import type { FrameToHostMessage } from '../protocol/messages';
+import type { ApiResult, CheckoutApi } from './api';
+import { asPayResult, createCheckoutApi } from './api';
+import type { FormValues } from './form-model';
+import { cardSecrets } from './form-model';
+import type { Settled } from './outcome';
+import { confirmDelay, sessionVerdict, stepVerdict } from './outcome';
+
+/** Drives `render()`. `confirming`: the outcome is not known yet (no retry offered). */
+export type Status =
+  | 'connecting'
+  | 'loading'
+  | 'unavailable'
+  | 'form'
+  | 'paying'
+  | 'challenge'
+  | 'confirming'
+  | 'succeeded'
+  | 'ended';
+
+/** What the flow needs from its element. */
+export interface PaymentHost extends ReactiveControllerHost {
+  readonly values: FormValues;
+  readonly m: Messages;
+  readonly uiLocale: Locale;
+  readonly challengeWindowSize: ChallengeWindowSize;
+  send(message: FrameToHostMessage): void;
+  /** A session was read: keep the form's choices within what it offers. */
+  adopt(session: PublicSession): void;
+  /** The payment is done: card data leaves memory. */
+  clearCard(): void;
+  /** Back from the bank's dialog: focus where the shopper goes on. */
+  focusForm(): void;
+}
+
+/** The expiry notice shows this long before the session ends. */
+const EXPIRY_NOTICE_MS = 2 * 60_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One anti-fraud fingerprint per page load. */
+const FINGERPRINT = crypto.randomUUID();
+
+export class PaymentController implements ReactiveController {
+  status: Status = 'connecting';
+  /** The text of the one live region (failures, "fix N fields", success). */
+  notice = '';
+  noticeKind: 'info' | 'failure' = 'info';
+  session: PublicSession | null = null;
+  /** A bank step left waiting (a reload during a challenge): the form continues it. */
+  resume: PendingChallenge | null = null;
+  /** "This session expires in N minutes", or empty. */
+  expiring = '';
+
+  #api: CheckoutApi | null = null;
+  #cardKey: Promise<CryptoKey> | null = null;
+  /** Synchronous guard: a double click pays once. */
+  #busy = false;
+  #challengeId: string | null = null;
+  /** Bumped to stop a confirm loop or a stale read (a renewal, a disconnect). */
+  #run = 0;
+  #timers: ReturnType<typeof setTimeout>[] = [];
+  #backFromBank = false;
+
+  constructor(private readonly host: PaymentHost) {
+    host.addController(this);
+  }
+
+  hostConnected(): void {
+    document.addEventListener('visibilitychange', this.#onVisible);
+  }
+
+  hostDisconnected(): void {
+    document.removeEventListener('visibilitychange', this.#onVisible);
+    this.#clearTimers();
+    this.#run++;
+  }
+
+  get busy(): boolean {
+    return this.status === 'paying' || this.status === 'challenge' || this.status === 'confirming';
+  }
+
+  /** Starts (or, with a renewed session, restarts) on a client secret; typed values stay. */
+  connect(clientSecret: string): void {
+    this.#api = createCheckoutApi(clientSecret);
+    this.#run++;
+    this.#clearTimers();
+    void this.#load();
+  }
+
+  /** After the element validated the form: pay, or continue the bank step left waiting. */
+  async submit(): Promise<void> {
+    if (this.#busy || this.status !== 'form' || !this.#api || !this.session) return;
+    this.#send({ type: 'submit' });
+    const waiting = this.resume;
+    if (waiting) return this.#openChallenge(waiting);
+    this.#busy = true;
+    this.#set('paying');
+    const values = this.host.values;
+    try {
+      const brand = detectBrand(values.cardNumber);
+      const document = parseDocument(values.document);
+      const body: PayBody = {
+        method: values.method,
+        installments: values.method === 'credit' ? values.installments : 1,
+        encryptedCard: await encryptCard(await this.#key(), cardSecrets(values)),
+        cardholderName: values.cardholderName.trim(),
+        deviceInfo: collectDeviceInfo(),
+        fingerprint: FINGERPRINT,
+        challengeWindowSize: this.host.challengeWindowSize,
+        ...(brand ? { brand } : {}),
+        ...(document ? { document } : {}),
+      };
+      const res = await this.#api.pay(body, crypto.randomUUID());
+      this.#step(res);
+    } catch {
+      // The key or the encryption failed: nothing reached the BFF.
+      this.#fail('try_again_later', true, this.session.attemptsLeft);
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  onChallengeAnswered(challengeId: string): void {
+    if (challengeId !== this.#challengeId) return;
+    this.#backFromBank = true;
+    void this.#complete();
+  }
+
+  async onChallengeClosed(challengeId: string, reason: 'closed' | 'timeout'): Promise<void> {
+    const api = this.#api;
+    if (challengeId !== this.#challengeId || !api || this.#busy) return;
+    this.#busy = true;
+    this.#backFromBank = true;
+    this.#set('paying');
+    try {
+      const res = await api.cancelChallenge({ challengeId, reason });
+      const result = asPayResult(res.ok ? res.data : res.body);
+      if (result && result.status !== 'pending') this.#result(result);
+      // Not heard: read the session again; a challenge still waiting shows as one to continue.
+      else await this.#load();
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  // ---------------------------------------------------------------- reading the session
+
+  async #load(): Promise<void> {
+    const api = this.#api;
+    if (!api) return;
+    const run = this.#run;
+    this.resume = null;
+    this.#set('loading');
+    this.#announce('', 'info');
+    const res = await api.session();
+    if (run !== this.#run) return;
+    if (!res.ok) {
+      this.#set('unavailable');
+      const gone = res.status === 401 || res.status === 404 || res.status === 410;
+      this.#announce(gone ? this.host.m.failures.session_expired : this.host.m.sessionUnavailable);
+      return;
+    }
+    this.#apply(res.data, 'load');
+    this.#send({ type: 'ready' });
+  }
+
+  /**
+   * Acts on a session read. `load`: the frame starts; `confirm`: an answer was lost while the
+   * card is in memory; `check`: a quiet look while the form is open (expiry, another tab).
+   */
+  #apply(session: PublicSession, from: 'load' | 'confirm' | 'check'): void {
+    this.session = session;
+    this.host.adopt(session);
+    const verdict = sessionVerdict(session);
+    switch (verdict.kind) {
+      case 'succeeded':
+        return this.#succeed(verdict.result);
+      case 'unknown':
+        return void this.#confirm();
+      case 'ended':
+        return this.#end(verdict.code);
+      case 'challenge':
+        if (from === 'confirm') return this.#openChallenge(verdict.challenge);
+        if (from === 'check') return;
+        this.resume = verdict.challenge;
+        this.#toForm();
+        this.#announce(this.host.m.challengePending, 'info');
+        return;
+      case 'open':
+        // After a lost answer, an open session means the payment certainly did not happen.
+        if (from === 'confirm') return this.#fail('try_again_later', true, session.attemptsLeft);
+        if (from === 'load') this.#toForm();
+        this.#scheduleExpiry(session.expiresAt);
+    }
+  }
+
+  /** Reads the session until the outcome is known, with backoff; says "confirming" meanwhile. */
+  async #confirm(): Promise<void> {
+    const api = this.#api;
+    if (!api || this.status === 'confirming') return;
+    const run = ++this.#run;
+    this.#set('confirming');
+    this.#announce(this.host.m.confirming, 'info');
+    const started = Date.now();
+    for (let round = 0; ; round++) {
+      await sleep(confirmDelay(round, Date.now() - started));
+      if (run !== this.#run) return;
+      const res = await api.session();
+      if (run !== this.#run) return;
+      if (!res.ok) {
+        if (res.status === 401 || res.status === 404) return this.#end('session_expired');
+        continue;
+      }
+      if (sessionVerdict(res.data).kind === 'unknown') continue;
+      this.status = 'paying';
+      return this.#apply(res.data, 'confirm');
+    }
+  }
+
+  /** A quiet look at the session while the form is open. */
+  async #check(): Promise<void> {
+    const api = this.#api;
+    if (!api || this.status !== 'form' || this.#busy) return;
+    const run = this.#run;
+    const res = await api.session();
+    if (run === this.#run && res.ok && this.status === 'form' && !this.#busy) {
+      this.#apply(res.data, 'check');
+    }
+  }
+
+  #onVisible = (): void => {
+    if (document.visibilityState === 'visible') void this.#check();
+  };
+
+  #scheduleExpiry(expiresAt: string): void {
+    this.#clearTimers();
+    const at = Date.parse(expiresAt);
+    const left = at - Date.now();
+    this.#timers.push(
+      setTimeout(
+        () => {
+          this.expiring = plural(
+            this.host.m.expiresSoon,
+            Math.max(1, Math.ceil((at - Date.now()) / 60_000)),
+          );
+          this.host.requestUpdate();
+        },
+        Math.max(0, left - EXPIRY_NOTICE_MS),
+      ),
+      // The BFF's clock decides; a check that finds the session still open schedules the next.
+      setTimeout(() => void this.#check(), Math.max(1000, left + 1000)),
+    );
+  }
+
+  #clearTimers(): void {
+    this.#timers.forEach(clearTimeout);
+    this.#timers = [];
+    this.expiring = '';
+  }
+
+  #key(): Promise<CryptoKey> {
+    const api = this.#api;
+    if (!api) return Promise.reject(new Error('not connected'));
+    this.#cardKey ??= api.publicKey().then((res) => {
+      if (!res.ok || typeof res.data?.key !== 'string') throw new Error('public key unavailable');
+      return importCardKey(res.data.key);
+    });
+    this.#cardKey.catch(() => {
+      this.#cardKey = null;
+    });
+    return this.#cardKey;
+  }
+
+  // ---------------------------------------------------------------- steps
+
+  async #complete(): Promise<void> {
+    const challengeId = this.#challengeId;
+    const api = this.#api;
+    if (!challengeId || !api || this.#busy) return;
+    this.#busy = true;
+    this.#set('paying');
+    try {
+      // A fresh ciphertext: the gateway refuses a nonce it has seen.
+      const encryptedCard = await encryptCard(await this.#key(), cardSecrets(this.host.values));
+      this.#step(await api.completeChallenge({ challengeId, encryptedCard }, crypto.randomUUID()));
+    } catch {
+      void this.#confirm();
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  #step(res: ApiResult<PayResult>): void {
+    const verdict = stepVerdict(res);
+    switch (verdict.kind) {
+      case 'result':
+        return this.#result(verdict.result);
+      case 'confirm':
+        return void this.#confirm();
+      case 'expired':
+        return this.#end('session_expired');
+      case 'refused':
+        return this.#fail('try_again_later', true, this.session?.attemptsLeft ?? 0);
+    }
+  }
+
+  #result(result: Settled): void {
+    switch (result.status) {
+      case 'succeeded':
+        return this.#succeed(result);
+      case 'challenge':
+        return this.#openChallenge({ ...result, answered: false });
+      case 'failed':
+        return this.#fail(result.error.code, result.error.retryable, result.attemptsLeft);
+    }
+  }
+
+  #openChallenge(challenge: PendingChallenge): void {
+    this.#challengeId = challenge.challengeId;
+    this.resume = null;
+    // Answered before a reload: only the validate call is left.
+    if (challenge.answered) return void this.#complete();
+    this.#set('challenge');
+    this.#announce(this.host.m.challengeOpened, 'info');
+    // The BFF's challenge pages speak the form's language.
+    const url = new URL(challenge.challengeUrl, location.href);
+    url.searchParams.set('locale', this.host.uiLocale);
+    this.#send({
+      type: 'challenge',
+      challengeId: challenge.challengeId,
+      challengeUrl: url.href,
+      windowSize: challenge.windowSize,
+    });
+  }
+
+  #succeed(result: Extract<Settled, { status: 'succeeded' }>): void {
+    if (this.status === 'succeeded') return;
+    this.#challengeId = null;
+    this.#clearTimers();
+    this.#set('succeeded');
+    this.host.clearCard();
+    const { paymentId, authorizationCode, amount, subscriptionId, method } = result.payment;
+    const m = this.host.m;
+    this.#announce(`${m.succeeded}. ${fmt(m.succeededDetail, formatBRL(amount))}`, 'info');
+    this.#send({
+      type: 'succeeded',
+      method,
+      payment: {
+        paymentId,
+        authorizationCode,
+        amount,
+        ...(subscriptionId ? { subscriptionId } : {}),
+      },
+    });
+  }
+
+  #fail(code: FailureCode, retryable: boolean, attemptsLeft: number): void {
+    this.#challengeId = null;
+    if (this.session) this.session = { ...this.session, attemptsLeft };
+    const canRetry = retryable && attemptsLeft > 0;
+    const m = this.host.m;
+    let message = m.failures[code];
+    if (canRetry && code !== 'try_again_later')
+      message += ` ${plural(m.attemptsLeft, attemptsLeft)}`;
+    if (canRetry) this.#toForm();
+    else this.#set('ended');
+    this.#announce(message);
+    this.#send({ type: 'failed', code, message, retryable: canRetry });
+  }
+
+  /** The session cannot take a payment any more; the page hears it as a final failure. */
+  #end(code: FailureCode): void {
+    this.#clearTimers();
+    this.#challengeId = null;
+    this.resume = null;
+    const message = this.host.m.failures[code];
+    this.#set('ended');
+    this.#announce(message);
+    this.#send({ type: 'failed', code, message, retryable: false });
+  }
+
+  #toForm(): void {
+    this.#set('form');
+    if (this.#backFromBank) this.host.focusForm();
+    this.#backFromBank = false;
+    // Fetch the key while the shopper types.
+    void this.#key().catch(() => undefined);
+  }
+
+  #set(status: Status): void {
+    this.status = status;
+    // The bank notice (and any other) goes with the step that showed it.
+    if (status === 'paying') this.#announce('', 'info');
+    this.host.requestUpdate();
+  }
+
+  #announce(text: string, kind: 'info' | 'failure' = 'failure'): void {
+    this.notice = text;
+    this.noticeKind = kind;
+    this.host.requestUpdate();
+  }
+
+  #send(message: FrameToHostMessage): void {
+    this.host.send(message);
+  }
+}
