@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Request } from 'playwright-core';
 import { DIST_DIR, ensureWidgetBuilt, startStack } from '../../scripts/start';
 import { listen } from '../support/servers';
 
@@ -100,7 +100,7 @@ try {
   async function loadCounted(context: BrowserContext): Promise<{ ms: number; bytes: number }> {
     let bytes = 0;
     const pending: Promise<void>[] = [];
-    const onFinished = (req: import('playwright-core').Request) => {
+    const onFinished = (req: Request) => {
       pending.push(
         req
           .sizes()
