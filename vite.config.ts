@@ -3,12 +3,17 @@
  * share a chunk with the other:
  *  - host  `widget/host/index.ts`  → `dist/widget/card-checkout.js` (one ES module, no chunks,
  *    no dependencies), a content-hashed copy and `manifest.json` with its SRI hash;
- *  - frame `widget/frame/index.ts` → `dist/frame/card-form.js` (Lit bundled in).
+ *  - frame `widget/frame/index.ts` → `dist/frame/card-form.js` (Lit bundled in), a
+ *    content-hashed copy the frame page names (immutable) and its `manifest.json`.
+ * Every output also gets brotli (`.br`) and gzip (`.gz`) copies, so the BFF serves compressed
+ * bytes without compressing per request (server/bff/routes/static.ts).
  * `vite build` runs the host build from this config; a plugin runs the frame build after it.
  * `buildWidget(outRoot)` runs both into another folder (the budget test uses a temp dir).
  */
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig, Plugin, UserConfig } from 'vite';
@@ -25,22 +30,46 @@ export interface WidgetManifest {
   integrity: string;
 }
 
-/** Writes `card-checkout.<hash>.js` and `manifest.json` from the final host file on disk. */
-function hostManifestPlugin(outDir: string): Plugin {
+const brotli = promisify(brotliCompress);
+const gz = promisify(gzip);
+
+/**
+ * Brotli (quality 11) and gzip (level 9) copies of the text files of `dir` worth compressing,
+ * once, at build.
+ */
+async function precompress(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (!/\.(js|json|svg|css)$/.test(name)) continue;
+    const data = await readFile(join(dir, name));
+    if (data.length < 1024) continue;
+    await writeFile(
+      join(dir, `${name}.br`),
+      await brotli(data, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }),
+    );
+    await writeFile(join(dir, `${name}.gz`), await gz(data, { level: 9 }));
+  }
+}
+
+/**
+ * Writes `<name>.<hash>.js` and `manifest.json` from the final file on disk (with its SRI hash),
+ * then the compressed copies of the folder.
+ */
+function manifestPlugin(outDir: string, file: string): Plugin {
   return {
     name: 'card-checkout:manifest',
     apply: 'build',
     async writeBundle() {
-      const code = await readFile(join(outDir, HOST_FILE));
+      const code = await readFile(join(outDir, file));
       const hash = createHash('sha256').update(code).digest('hex').slice(0, 10);
-      const hashedFile = HOST_FILE.replace(/\.js$/, `.${hash}.js`);
+      const hashedFile = file.replace(/\.js$/, `.${hash}.js`);
       await writeFile(join(outDir, hashedFile), code);
       const manifest: WidgetManifest = {
-        file: HOST_FILE,
+        file,
         hashedFile,
         integrity: `sha384-${createHash('sha384').update(code).digest('base64')}`,
       };
       await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+      await precompress(outDir);
     },
   };
 }
@@ -91,14 +120,15 @@ function libraryConfig(entry: string, outDir: string, fileName: string): UserCon
 export function hostConfig(outRoot = resolve(root, 'dist')): InlineConfig {
   const outDir = join(outRoot, 'widget');
   const config = libraryConfig('widget/host/index.ts', outDir, HOST_FILE);
-  return { ...config, configFile: false, plugins: [hostManifestPlugin(outDir)] };
+  return { ...config, configFile: false, plugins: [manifestPlugin(outDir, HOST_FILE)] };
 }
 
 export function frameConfig(outRoot = resolve(root, 'dist')): InlineConfig {
+  const outDir = join(outRoot, 'frame');
   return {
-    ...libraryConfig('widget/frame/index.ts', join(outRoot, 'frame'), FRAME_FILE),
+    ...libraryConfig('widget/frame/index.ts', outDir, FRAME_FILE),
     configFile: false,
-    plugins: [squeezeTemplates()],
+    plugins: [squeezeTemplates(), manifestPlugin(outDir, FRAME_FILE)],
   };
 }
 

@@ -1,13 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { z } from 'zod';
+import { join } from 'node:path';
+import { buildManifestReader } from '../server/lib/build-manifest';
 import type { WidgetScript } from './views';
-
-const ManifestSchema = z.looseObject({
-  file: z.string().min(1),
-  hashedFile: z.string().min(1),
-  integrity: z.string().regex(/^sha(256|384|512)-[A-Za-z0-9+/=]+$/),
-});
 
 /**
  * The host script tag for the checkout page. With a build manifest, the content-hashed file
@@ -19,33 +12,11 @@ export function widgetScriptResolver(opts: {
   distDir: string;
 }): () => WidgetScript {
   const base = opts.bffPublicUrl.replace(/\/$/, '');
-  const manifestPath = join(opts.distDir, 'widget', 'manifest.json');
-  let cached: { mtimeMs: number; script: WidgetScript } | undefined;
-  const fallback: WidgetScript = { src: `${base}/widget/card-checkout.js` };
+  const manifest = buildManifestReader(join(opts.distDir, 'widget', 'manifest.json'));
   return () => {
-    let mtimeMs: number;
-    try {
-      mtimeMs = statSync(manifestPath).mtimeMs;
-    } catch {
-      return fallback;
-    }
-    if (cached?.mtimeMs === mtimeMs) return cached.script;
-    const parsed = ManifestSchema.safeParse(
-      (() => {
-        try {
-          return JSON.parse(readFileSync(manifestPath, 'utf8')) as unknown;
-        } catch {
-          return null;
-        }
-      })(),
-    );
-    const script: WidgetScript = parsed.success
-      ? {
-          src: `${base}/widget/${encodeURIComponent(basename(parsed.data.hashedFile))}`,
-          integrity: parsed.data.integrity,
-        }
-      : fallback;
-    cached = { mtimeMs, script };
-    return script;
+    const m = manifest();
+    return m
+      ? { src: `${base}/widget/${encodeURIComponent(m.hashedFile)}`, integrity: m.integrity }
+      : { src: `${base}/widget/card-checkout.js` };
   };
 }

@@ -31,6 +31,8 @@ import { findChallenge, findSession, setFrameAccept } from '../sessions/store';
 import { createPublicKeyCache } from './public-key';
 import { BRAND_SPRITE, BRAND_SPRITE_FILE } from '../pages/brand-sprite';
 import { frameData } from '../pages/frame-data';
+import { buildManifestReader } from '../../lib/build-manifest';
+import { join } from 'node:path';
 
 /** Why the TermUrl refused an ACS answer, by the status `acceptChallengeReturn` gave. */
 const RETURN_PROBLEMS: Record<400 | 403 | 404 | 409 | 410, ChallengeProblem> = {
@@ -190,6 +192,13 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
 
 /** `/checkout/frame` and the challenge pages (browsers and the ACS; no secrets in URLs). */
 export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
+  const frameManifest = buildManifestReader(join(ctx.config.staticDir, 'frame', 'manifest.json'));
+  const frameScript = () => {
+    const m = frameManifest();
+    return m
+      ? { src: `/frame/${encodeURIComponent(m.hashedFile)}`, integrity: m.integrity }
+      : { src: '/frame/card-form.js' };
+  };
   return new Hono<BffEnv>()
     .get('/frame', async (c) => {
       const locale = localeOf(c.req.query('locale'));
@@ -218,6 +227,7 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
           origin: row.origin,
           locale,
           data: frameData(locale),
+          script: frameScript(),
         }),
       );
     })

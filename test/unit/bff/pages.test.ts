@@ -29,8 +29,19 @@ describe('escaping', () => {
 describe('pages', () => {
   it('the frame page escapes what it embeds and has no inline script', () => {
     const data = frameData('en');
-    const html = framePage({ sessionId: 'cs_"x', origin: 'https://a.example', locale: 'en', data });
+    const html = framePage({
+      sessionId: 'cs_"x',
+      origin: 'https://a.example',
+      locale: 'en',
+      data,
+      script: { src: '/frame/card-form.0123abcdef.js', integrity: 'sha384-a"b' },
+    });
     expect(html).toContain('session="cs_&quot;x"');
+    // The hashed bundle with its SRI hash, and the sprite preloaded.
+    expect(html).toContain(
+      '<script type="module" src="/frame/card-form.0123abcdef.js" integrity="sha384-a&quot;b">',
+    );
+    expect(html).toContain(`<link rel="preload" href="${data.sprite}" as="image"`);
     // The only script without a src is a JSON data block, which browsers never run.
     expect(html.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toEqual([
       '<script type="application/json" id="card-form-data">',
@@ -55,6 +66,7 @@ describe('pages', () => {
       origin: 'https://a.example',
       locale: 'pt-BR',
       data: { ...frameData('pt-BR'), messages },
+      script: { src: '/frame/card-form.js' },
     });
     expect(html).not.toContain('</script><script>alert');
   });

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WidgetManifest } from '../../../vite.config';
 import { buildWidget } from '../../../vite.config';
@@ -28,25 +28,49 @@ afterAll(async () => {
 });
 
 describe('widget build', () => {
-  it('emits the host as one module, a hashed copy and a manifest, and the frame', async () => {
-    const widget = (await readdir(join(out, 'widget'))).sort();
-    expect(widget).toHaveLength(3);
-    expect(widget).toContain('card-checkout.js');
-    expect(widget).toContain('manifest.json');
-    expect(widget.some((f) => /^card-checkout\.[0-9a-f]{10}\.js$/.test(f))).toBe(true);
-    const frame = await readdir(join(out, 'frame'));
-    expect(frame.filter((f) => f.endsWith('.js'))).toEqual(['card-form.js']);
+  it('emits each bundle as one module, a hashed copy and a manifest', async () => {
+    for (const [dir, name] of [
+      ['widget', 'card-checkout'],
+      ['frame', 'card-form'],
+    ] as const) {
+      const files = (await readdir(join(out, dir))).filter((f) => /\.(js|json)$/.test(f));
+      expect(files).toHaveLength(3);
+      expect(files).toContain(`${name}.js`);
+      expect(files).toContain('manifest.json');
+      expect(files.some((f) => new RegExp(`^${name}\\.[0-9a-f]{10}\\.js$`).test(f))).toBe(true);
+    }
   });
 
-  it('the manifest integrity is the sha384 of the host file, and the hashed copy is identical', async () => {
-    const manifest = JSON.parse(
-      await readFile(join(out, 'widget', 'manifest.json'), 'utf8'),
-    ) as WidgetManifest;
-    const host = await readFile(join(out, 'widget', manifest.file));
-    const hashed = await readFile(join(out, 'widget', manifest.hashedFile));
-    expect(manifest.file).toBe('card-checkout.js');
-    expect(hashed.equals(host)).toBe(true);
-    expect(manifest.integrity).toBe(`sha384-${createHash('sha384').update(host).digest('base64')}`);
+  it('every script has brotli and gzip copies of the same bytes, smaller', async () => {
+    for (const dir of ['widget', 'frame']) {
+      for (const f of (await readdir(join(out, dir))).filter((n) => n.endsWith('.js'))) {
+        const raw = await readFile(join(out, dir, f));
+        const br = await readFile(join(out, dir, `${f}.br`));
+        const gzipped = await readFile(join(out, dir, `${f}.gz`));
+        expect(brotliDecompressSync(br).equals(raw)).toBe(true);
+        expect(gunzipSync(gzipped).equals(raw)).toBe(true);
+        expect(br.length).toBeLessThan(gzipped.length);
+        expect(gzipped.length).toBeLessThan(raw.length / 2);
+      }
+    }
+  });
+
+  it('each manifest integrity is the sha384 of its file, and the hashed copy is identical', async () => {
+    for (const [dir, name] of [
+      ['widget', 'card-checkout.js'],
+      ['frame', 'card-form.js'],
+    ] as const) {
+      const manifest = JSON.parse(
+        await readFile(join(out, dir, 'manifest.json'), 'utf8'),
+      ) as WidgetManifest;
+      const file = await readFile(join(out, dir, manifest.file));
+      const hashed = await readFile(join(out, dir, manifest.hashedFile));
+      expect(manifest.file).toBe(name);
+      expect(hashed.equals(file)).toBe(true);
+      expect(manifest.integrity).toBe(
+        `sha384-${createHash('sha384').update(file).digest('base64')}`,
+      );
+    }
   });
 
   it('the host is self-contained: no imports, no Lit, no zod', async () => {

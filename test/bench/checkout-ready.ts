@@ -1,0 +1,154 @@
+/**
+ * Time to a usable checkout: a real Chromium opens a minimal merchant page (one script tag, one
+ * `<card-checkout>`) over loopback and the page records when `checkout-ready` fires, measured
+ * from navigation start (`performance.now()` of the merchant page). Cold: a fresh browser
+ * context each time (empty HTTP cache); warm: the same context navigating again. Prints median
+ * and p95 of each, and the bytes the browser received (all frames, headers included) per load.
+ * Targets (issue 11, idle machine): median ≤ 150 ms warm, ≤ 300 ms cold.
+ *
+ *   npx tsx test/bench/checkout-ready.ts [runs]
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { chromium, type BrowserContext, type Request } from 'playwright-core';
+import { DIST_DIR, ensureWidgetBuilt, startStack } from '../../scripts/start';
+import { listen } from '../support/servers';
+
+const RUNS = Number(process.argv[2] ?? 30);
+const SECRET = 'sk_test_bench_ready';
+
+// The browser helper is plain JS shared with CI; imported by a path the type checker skips.
+const findBrowserModule: string = '../../scripts/find-browser.mjs';
+const { findBrowser } = (await import(findBrowserModule)) as {
+  findBrowser(): Promise<string | null>;
+};
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function summary(label: string, ms: number[], bytes: number[]): string {
+  const s = [...ms].sort((a, b) => a - b);
+  const b = [...bytes].sort((x, y) => x - y);
+  return `${label.padEnd(5)} median ${percentile(s, 50).toFixed(0).padStart(4)} ms   p95 ${percentile(
+    s,
+    95,
+  )
+    .toFixed(0)
+    .padStart(4)} ms   min ${s[0]!.toFixed(0).padStart(4)} ms   received ${(
+    percentile(b, 50) / 1024
+  ).toFixed(1)} KiB per load (median)`;
+}
+
+ensureWidgetBuilt({ quiet: true });
+const manifest = JSON.parse(readFileSync(join(DIST_DIR, 'widget', 'manifest.json'), 'utf8')) as {
+  hashedFile: string;
+  integrity: string;
+};
+
+// The merchant page is served first, so its origin can be allowed by the BFF.
+let page = '';
+const merchant = await listen(new Hono().get('/', (c) => c.html(page)));
+const dir = mkdtempSync(join(tmpdir(), 'bench-ready-'));
+const stack = await startStack({
+  dataDir: dir,
+  merchantSecret: SECRET,
+  bffConfig: { allowedOrigins: [merchant.url] },
+});
+const executablePath = (await findBrowser()) ?? undefined;
+const browser = await chromium.launch({
+  ...(executablePath ? { executablePath } : {}),
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--no-first-run',
+  ],
+});
+
+try {
+  const created = (await (
+    await fetch(`${stack.bffUrl}/v1/checkout-sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 15990, origin: merchant.url, expiresInSeconds: 3600 }),
+    })
+  ).json()) as { clientSecret: string };
+  page = `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Checkout</title>
+<script type="module" src="${stack.bffUrl}/widget/${manifest.hashedFile}" integrity="${manifest.integrity}" crossorigin="anonymous"></script>
+</head><body><h1>Pagamento</h1>
+<card-checkout endpoint="${stack.bffUrl}" session="${created.clientSecret}"></card-checkout>
+<script>document.addEventListener('checkout-ready', () => { window.__ready = performance.now(); });</script>
+</body></html>`;
+
+  /** One navigation in `context`: ms from the merchant page's navigation start to ready. */
+  async function load(context: BrowserContext): Promise<number> {
+    const tab = await context.newPage();
+    await tab.goto(merchant.url);
+    await tab.waitForFunction(() => typeof (window as { __ready?: number }).__ready === 'number', {
+      timeout: 30_000,
+    });
+    const ms = await tab.evaluate(() => (window as unknown as { __ready: number }).__ready);
+    await tab.close();
+    return ms;
+  }
+
+  /** A load and the bytes it received, from Playwright's request sizes (every frame). */
+  async function loadCounted(context: BrowserContext): Promise<{ ms: number; bytes: number }> {
+    let bytes = 0;
+    const pending: Promise<void>[] = [];
+    const onFinished = (req: Request) => {
+      pending.push(
+        req
+          .sizes()
+          .then((s) => {
+            bytes += s.responseBodySize + s.responseHeadersSize;
+          })
+          .catch(() => undefined),
+      );
+    };
+    context.on('requestfinished', onFinished);
+    const ms = await load(context);
+    await Promise.all(pending);
+    context.off('requestfinished', onFinished);
+    return { ms, bytes };
+  }
+
+  // Warm-up: the servers' first requests (module loading, JIT) are not the shopper's.
+  for (let i = 0; i < 3; i++) {
+    const ctx = await browser.newContext();
+    await loadCounted(ctx);
+    await ctx.close();
+  }
+
+  const cold = { ms: [] as number[], bytes: [] as number[] };
+  for (let i = 0; i < RUNS; i++) {
+    const ctx = await browser.newContext();
+    const r = await loadCounted(ctx);
+    cold.ms.push(r.ms);
+    cold.bytes.push(r.bytes);
+    await ctx.close();
+  }
+  const warm = { ms: [] as number[], bytes: [] as number[] };
+  const ctx = await browser.newContext();
+  await loadCounted(ctx);
+  for (let i = 0; i < RUNS; i++) {
+    const r = await loadCounted(ctx);
+    warm.ms.push(r.ms);
+    warm.bytes.push(r.bytes);
+  }
+  await ctx.close();
+
+  console.log(`navigation start → checkout-ready, ${RUNS} loads each, Chromium over loopback`);
+  console.log(summary('cold', cold.ms, cold.bytes));
+  console.log(summary('warm', warm.ms, warm.bytes));
+  console.log('targets (idle machine): median ≤ 300 ms cold, ≤ 150 ms warm');
+} finally {
+  await browser.close();
+  await stack.close();
+  await merchant.close();
+  rmSync(dir, { recursive: true, force: true });
+}
