@@ -51,6 +51,10 @@ export interface BffDb {
     updated_at: string;
     /** Set when the gateway reports the payment canceled (webhook). */
     canceled_at: string | null;
+    /** The card's brand as the frame detected it, for receipts. */
+    card_brand?: string | null;
+    /** The card number's last four digits, as the frame sent them (never more). */
+    card_last4?: string | null;
   };
   challenges: {
     id: string;
@@ -218,6 +222,19 @@ export const bffMigrations: Migration[] = [
       await db.schema
         .alterTable('payment_attempts')
         .addColumn('subscription_id', 'varchar(36)')
+        .execute();
+    },
+  },
+  {
+    name: 'bff_0006_attempt_card',
+    async up(db) {
+      await db.schema
+        .alterTable('payment_attempts')
+        .addColumn('card_brand', 'varchar(20)')
+        .execute();
+      await db.schema
+        .alterTable('payment_attempts')
+        .addColumn('card_last4', 'varchar(4)')
         .execute();
     },
   },

@@ -22,7 +22,7 @@ import { BRAND_NAMES, detectBrand, securityCodeLength } from '../card/brand';
 import { formatDocument, parseDocument } from '../card/document';
 import { formatExpiryInput } from '../card/expiry';
 import { formatBRL, installmentOptions } from '../card/money';
-import { formatCardInput } from '../card/number';
+import { digitsOnly, formatCardInput } from '../card/number';
 import { encryptCard, importCardKey } from '../crypto/encrypt-card';
 import { collectDeviceInfo } from '../device/device-info';
 import { messagesFor } from '../i18n';
@@ -385,6 +385,7 @@ export class CardForm extends LitElement {
         fingerprint: FINGERPRINT,
         challengeWindowSize: this.#challengeWindowSize,
         ...(brand ? { brand } : {}),
+        last4: digitsOnly(values.cardNumber).slice(-4),
         ...(document ? { document } : {}),
       };
       this.#handleResponse(await api.pay(body, idempotencyKey));

@@ -197,6 +197,8 @@ export async function pay(
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     canceled_at: null,
+    card_brand: body.brand ?? null,
+    card_last4: body.last4 ?? null,
   });
   const attemptLog = log.child({ sessionId: row.id, attemptId, method: body.method });
   const customer = customerOf(row, body, facts);

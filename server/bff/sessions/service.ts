@@ -329,6 +329,8 @@ export async function sessionDetail(ctx: BffContext, row: SessionRow) {
       subscriptionId: a.subscription_id,
       amount: a.amount,
       installments: a.installments,
+      brand: a.card_brand ?? null,
+      last4: a.card_last4 ?? null,
       createdAt: a.created_at,
       canceledAt: a.canceled_at,
     })),
@@ -341,6 +343,8 @@ export async function sessionDetail(ctx: BffContext, row: SessionRow) {
           method: succeeded.method,
           amount: succeeded.amount,
           installments: succeeded.installments,
+          brand: succeeded.card_brand ?? null,
+          last4: succeeded.card_last4 ?? null,
           canceledAt: succeeded.canceled_at,
         }
       : null,
