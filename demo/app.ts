@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { silentLogger } from '../server/lib/logging';
 import { CartStore, cartCount, cartLines, cartTotal, type Cart } from './cart';
 import { PRODUCTS, findProduct } from './catalog';
+import { OrderLines, openCartCheckout } from './checkout-session';
 import { createMerchantClient, type MerchantClient } from './merchant-client';
 import { notificationsConsole } from './notifications';
 import {
@@ -41,6 +42,10 @@ export interface DemoDeps {
 export interface DemoApp {
   app: Hono;
   carts: CartStore;
+  /** The items of the cart a request's cookie names (the header's count on every page). */
+  cartCountOf(c: Context): number;
+  /** Remembers what an order (a session) contained, for its order page. */
+  orders: OrderLines;
 }
 
 const CART_COOKIE = 'cart';
@@ -65,6 +70,7 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
   });
   const widgetScript = widgetScriptResolver({ bffPublicUrl, distDir: deps.distDir ?? 'dist' });
   const carts = new CartStore();
+  const orders = new OrderLines();
   let orderNumber = 0;
 
   const currentCart = (c: Context): Cart | undefined => carts.get(getCookie(c, CART_COOKIE));
@@ -142,32 +148,35 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     const cart = currentCart(c);
     const total = cartTotal(cart);
     if (!cart || total === 0) return c.redirect('/cart', 303);
-    orderNumber += 1;
-    const created = await merchant.createSession({
-      amount: total,
-      origin,
-      methods: ['credit', 'debit'],
-      maxInstallments: deps.maxInstallments ?? 6,
-      referenceTransaction: `demo-${Date.now().toString(36)}-${orderNumber}`,
+    const lines = cartLines(cart);
+    const opened = await openCartCheckout(merchant, cart, () => {
+      orderNumber += 1;
+      return {
+        amount: total,
+        origin,
+        methods: ['credit', 'debit'],
+        maxInstallments: deps.maxInstallments ?? 6,
+        referenceTransaction: `demo-${Date.now().toString(36)}-${orderNumber}`,
+      };
     });
-    if (!created.ok) {
-      logger.error({ status: created.status }, 'checkout session not created');
+    if (opened.kind === 'paid') {
+      // Paid in another tab meanwhile: the order page empties the cart.
+      return c.redirect(`/order/${encodeURIComponent(opened.sessionId)}`, 303);
+    }
+    if (opened.kind === 'error') {
+      logger.error({ status: opened.status }, 'checkout session not created');
       return page(
         c,
         'Carrinho',
         cartPage(
-          cartLines(cart),
+          lines,
           total,
           'Não foi possível iniciar o pagamento agora. Tente de novo em instantes.',
         ),
         502,
       );
     }
-    cart.checkout = {
-      sessionId: created.value.id,
-      clientSecret: created.value.clientSecret,
-      amount: created.value.amount,
-    };
+    orders.set(opened.checkout.sessionId, lines);
     return c.redirect('/checkout', 303);
   });
 
@@ -184,6 +193,7 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
         sessionId: cart.checkout.sessionId,
         clientSecret: cart.checkout.clientSecret,
         bffPublicUrl,
+        backHref: '/cart',
       }),
       200,
       checkoutHead(widgetScript()),
@@ -201,7 +211,7 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     }
     const cart = currentCart(c);
     if (found.value.status === 'succeeded' && cart?.checkout?.sessionId === id) carts.clear(cart);
-    return page(c, 'Pedido', orderPage(found.value));
+    return page(c, 'Pedido', orderPage(found.value, orders.get(id)));
   });
 
   app.get('/console', async (c) => {
@@ -245,5 +255,5 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     return c.text('Erro interno', 500);
   });
 
-  return { app, carts };
+  return { app, carts, orders, cartCountOf: (c) => cartCount(currentCart(c)) };
 }

@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { createDemoApp } from '../demo/app';
 import { ensureDemoPlan, subscriptionDemo } from '../demo/subscription';
+import type { ConsoleSection } from '../demo/views';
 import { createBffApp } from '../server/bff/app';
 import { defaultBffConfig, type BffConfig } from '../server/bff/config';
 import type { BffDb } from '../server/bff/db';
@@ -190,6 +191,16 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
     // The storefront's monthly plan lives in the gateway: found by name, or created now.
     await ensureDemoPlan(gateway);
+    // The subscription pages share the storefront's header (cart count) and order pages.
+    const consoleSections: ConsoleSection[] = [];
+    const demo = createDemoApp({
+      publicUrl: demoServer.url,
+      bffUrl: bffServer.url,
+      merchantSecret,
+      distDir: opts.distDir ?? DIST_DIR,
+      logger: opts.loggers?.demo ?? silentLogger,
+      consoleSections,
+    });
     const subscriptions = subscriptionDemo({
       planId: () => ensureDemoPlan(gateway),
       publicUrl: demoServer.url,
@@ -197,15 +208,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       merchantSecret,
       distDir: opts.distDir ?? DIST_DIR,
       logger: opts.loggers?.demo ?? silentLogger,
+      cartCount: demo.cartCountOf,
+      orders: demo.orders,
     });
-    const demo = createDemoApp({
-      publicUrl: demoServer.url,
-      bffUrl: bffServer.url,
-      merchantSecret,
-      distDir: opts.distDir ?? DIST_DIR,
-      logger: opts.loggers?.demo ?? silentLogger,
-      consoleSections: [subscriptions.section],
-    });
+    consoleSections.push(subscriptions.section);
     demo.app.route('/', subscriptions.routes);
     demoServer.serve((req) => demo.app.fetch(req));
 
