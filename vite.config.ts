@@ -3,14 +3,17 @@
  * share a chunk with the other:
  *  - host  `widget/host/index.ts`  → `dist/widget/card-checkout.js` (one ES module, no chunks,
  *    no dependencies), a content-hashed copy and `manifest.json` with its SRI hash;
- *  - frame `widget/frame/index.ts` → `dist/frame/card-form.js` (Lit bundled in).
+ *  - frame `widget/frame/index.ts` → `dist/frame/card-form.js` (Lit bundled in), the same.
+ * Every script also gets precompressed `.br` and `.gz` siblings.
  * `vite build` runs the host build from this config; a plugin runs the frame build after it.
  * `buildWidget(outRoot)` runs both into another folder (the budget test uses a temp dir).
  */
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { InlineConfig, Plugin, UserConfig } from 'vite';
 import { build, defineConfig } from 'vite';
 
@@ -25,22 +28,39 @@ export interface WidgetManifest {
   integrity: string;
 }
 
-/** Writes `card-checkout.<hash>.js` and `manifest.json` from the final host file on disk. */
-function hostManifestPlugin(outDir: string): Plugin {
+const brotli = promisify(brotliCompress);
+const gz = promisify(gzip);
+
+/**
+ * After the build, in `outDir`: a content-hashed copy of `file` (`card-form.<hash>.js`, served
+ * immutable), `manifest.json` naming it with its SRI hash, and brotli (`.br`) and gzip (`.gz`)
+ * siblings of every script, compressed once at maximum level so the BFF only picks one by
+ * `Accept-Encoding` (compressing per request would cost every shopper CPU time).
+ */
+function hashedManifestPlugin(outDir: string, file: string): Plugin {
   return {
     name: 'card-checkout:manifest',
     apply: 'build',
     async writeBundle() {
-      const code = await readFile(join(outDir, HOST_FILE));
+      const code = await readFile(join(outDir, file));
       const hash = createHash('sha256').update(code).digest('hex').slice(0, 10);
-      const hashedFile = HOST_FILE.replace(/\.js$/, `.${hash}.js`);
+      const hashedFile = file.replace(/\.js$/, `.${hash}.js`);
       await writeFile(join(outDir, hashedFile), code);
       const manifest: WidgetManifest = {
-        file: HOST_FILE,
+        file,
         hashedFile,
         integrity: `sha384-${createHash('sha384').update(code).digest('base64')}`,
       };
       await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+      for (const name of await readdir(outDir)) {
+        if (!name.endsWith('.js')) continue;
+        const body = await readFile(join(outDir, name));
+        await writeFile(
+          join(outDir, `${name}.br`),
+          await brotli(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }),
+        );
+        await writeFile(join(outDir, `${name}.gz`), await gz(body, { level: 9 }));
+      }
     },
   };
 }
@@ -91,14 +111,15 @@ function libraryConfig(entry: string, outDir: string, fileName: string): UserCon
 export function hostConfig(outRoot = resolve(root, 'dist')): InlineConfig {
   const outDir = join(outRoot, 'widget');
   const config = libraryConfig('widget/host/index.ts', outDir, HOST_FILE);
-  return { ...config, configFile: false, plugins: [hostManifestPlugin(outDir)] };
+  return { ...config, configFile: false, plugins: [hashedManifestPlugin(outDir, HOST_FILE)] };
 }
 
 export function frameConfig(outRoot = resolve(root, 'dist')): InlineConfig {
+  const outDir = join(outRoot, 'frame');
   return {
-    ...libraryConfig('widget/frame/index.ts', join(outRoot, 'frame'), FRAME_FILE),
+    ...libraryConfig('widget/frame/index.ts', outDir, FRAME_FILE),
     configFile: false,
-    plugins: [squeezeTemplates()],
+    plugins: [squeezeTemplates(), hashedManifestPlugin(outDir, FRAME_FILE)],
   };
 }
 

@@ -27,7 +27,12 @@ import type { SandboxDb } from '../server/sandbox/db';
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const DIST_DIR = join(ROOT, 'dist');
 
-const BUILD_OUTPUTS = ['widget/card-checkout.js', 'widget/manifest.json', 'frame/card-form.js'];
+const BUILD_OUTPUTS = [
+  'widget/card-checkout.js',
+  'widget/manifest.json',
+  'frame/card-form.js',
+  'frame/manifest.json',
+];
 const BUILD_INPUTS = ['widget', 'vite.config.ts', 'package.json'];
 
 function newestMtime(path: string): number {

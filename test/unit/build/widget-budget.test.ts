@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WidgetManifest } from '../../../vite.config';
 import { buildWidget } from '../../../vite.config';
@@ -28,14 +28,40 @@ afterAll(async () => {
 });
 
 describe('widget build', () => {
-  it('emits the host as one module, a hashed copy and a manifest, and the frame', async () => {
-    const widget = (await readdir(join(out, 'widget'))).sort();
-    expect(widget).toHaveLength(3);
-    expect(widget).toContain('card-checkout.js');
-    expect(widget).toContain('manifest.json');
-    expect(widget.some((f) => /^card-checkout\.[0-9a-f]{10}\.js$/.test(f))).toBe(true);
-    const frame = await readdir(join(out, 'frame'));
-    expect(frame.filter((f) => f.endsWith('.js'))).toEqual(['card-form.js']);
+  it('emits each bundle as one module, a hashed copy and a manifest', async () => {
+    for (const [dir, name] of [
+      ['widget', 'card-checkout'],
+      ['frame', 'card-form'],
+    ] as const) {
+      const files = (await readdir(join(out, dir))).sort();
+      const scripts = files.filter((f) => f.endsWith('.js'));
+      expect(scripts).toHaveLength(2);
+      expect(scripts).toContain(`${name}.js`);
+      expect(scripts.some((f) => new RegExp(`^${name}\\.[0-9a-f]{10}\\.js$`).test(f))).toBe(true);
+      expect(files).toContain('manifest.json');
+    }
+  });
+
+  it('precompresses every script: brotli and gzip siblings that decode to it', async () => {
+    for (const dir of ['widget', 'frame']) {
+      const files = await readdir(join(out, dir));
+      for (const script of files.filter((f) => f.endsWith('.js'))) {
+        const code = await readFile(join(out, dir, script));
+        const br = await readFile(join(out, dir, `${script}.br`));
+        const gzipped = await readFile(join(out, dir, `${script}.gz`));
+        expect(brotliDecompressSync(br).equals(code)).toBe(true);
+        expect(gunzipSync(gzipped).equals(code)).toBe(true);
+        expect(br.length).toBeLessThan(code.length);
+      }
+    }
+  });
+
+  it('the frame manifest names its hashed copy, identical to the stable file', async () => {
+    const manifest = JSON.parse(
+      await readFile(join(out, 'frame', 'manifest.json'), 'utf8'),
+    ) as WidgetManifest;
+    const frame = await readFile(join(out, 'frame', 'card-form.js'));
+    expect((await readFile(join(out, 'frame', manifest.hashedFile))).equals(frame)).toBe(true);
   });
 
   it('the manifest integrity is the sha384 of the host file, and the hashed copy is identical', async () => {
