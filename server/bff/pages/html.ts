@@ -54,8 +54,17 @@ const TEXT = {
   },
 } as const;
 
-/** The card form page: loads `/frame/card-form.js`; no inline script at all. */
-export function framePage(opts: { sessionId: string; origin: string; locale: Locale }): string {
+/**
+ * The card form page: loads the frame bundle by its content-hashed name (cached immutable, so a
+ * returning shopper's browser asks for nothing but this page and the API); no inline script.
+ */
+export function framePage(opts: {
+  sessionId: string;
+  origin: string;
+  locale: Locale;
+  /** The bundle's file name in `/frame/` (default `card-form.js`). */
+  script?: string;
+}): string {
   const t = TEXT[opts.locale];
   const session = escapeHtml(opts.sessionId);
   const origin = escapeHtml(opts.origin);
@@ -68,7 +77,7 @@ export function framePage(opts: { sessionId: string; origin: string; locale: Loc
 <meta name="checkout-session" content="${session}">
 <meta name="checkout-origin" content="${origin}">
 <title>${t.frameTitle}</title>
-<script type="module" src="/frame/card-form.js"></script>
+<script type="module" src="/frame/${escapeHtml(opts.script ?? 'card-form.js')}"></script>
 </head>
 <body>
 <card-form session="${session}" origin="${origin}" locale="${opts.locale}"></card-form>

@@ -1,5 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { MS } from '../../lib/clock';
 import { errorResponse, parseJsonBody } from '../../lib/http';
 import {
@@ -9,6 +10,7 @@ import {
 } from '../checkout-api';
 import type { BffContext, BffEnv } from '../context';
 import { clientIp, rateLimit } from '../http/middleware';
+import { hashedBundle } from './static';
 import { IDEMPOTENCY_KEY, runIdempotent, type StoredAnswer } from '../idempotency';
 import {
   answeredPage,
@@ -179,6 +181,7 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
 
 /** `/checkout/frame` and the challenge pages (browsers and the ACS; no secrets in URLs). */
 export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
+  const script = hashedBundle(join(ctx.config.staticDir, 'frame'), 'card-form.js');
   return new Hono<BffEnv>()
     .get('/frame', async (c) => {
       const locale = localeOf(c.req.query('locale'));
@@ -201,7 +204,7 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
           `frame-ancestors ${row.origin}`,
         ].join('; '),
       );
-      return c.html(framePage({ sessionId: row.id, origin: row.origin, locale }));
+      return c.html(framePage({ sessionId: row.id, origin: row.origin, locale, script }));
     })
     .get('/challenge/:id', async (c) => {
       const locale = localeOf(c.req.query('locale'));
