@@ -215,6 +215,8 @@ export class CardForm extends LitElement {
   async #loadSession(): Promise<void> {
     if (!this.#api) return;
     this.status = 'loading';
+    // The card key and the session in parallel: neither waits for the other.
+    void this.#key().catch(() => undefined);
     const res = await this.#api.session();
     if (!res.ok) {
       this.status = 'unavailable';
@@ -248,8 +250,6 @@ export class CardForm extends LitElement {
       );
     } else {
       this.status = 'form';
-      // Fetch the key while the shopper types.
-      void this.#key().catch(() => undefined);
     }
     this.#send({ type: 'ready' });
   }
