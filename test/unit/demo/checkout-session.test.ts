@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { CartStore } from '../../../demo/cart';
 import { openCartCheckout } from '../../../demo/checkout-session';
 import type { MerchantClient, MerchantResult } from '../../../demo/merchant-client';
-import type { CreatedSession } from '../../../server/bff/checkout-api';
+import type { CreateSessionBody, CreatedSession } from '../../../server/bff/checkout-api';
 
 /** A merchant client whose sessions live in a map; status set by the test. */
 function fakeMerchant() {
@@ -10,7 +10,7 @@ function fakeMerchant() {
   let n = 0;
   let failNext = 0;
   const createSession = vi.fn(
-    async (body: { amount?: number }, _key?: string): Promise<MerchantResult<CreatedSession>> => {
+    async (body: CreateSessionBody, _key?: string): Promise<MerchantResult<CreatedSession>> => {
       await new Promise((r) => setTimeout(r, 5));
       if (failNext > 0) {
         failNext -= 1;
