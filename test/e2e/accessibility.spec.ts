@@ -33,6 +33,8 @@ async function tabTo(page: Page, frame: Frame, name: string, max = 25): Promise<
 test.describe('accessibility', () => {
   // axe is injected as a script tag; the BFF frame's CSP would (rightly) refuse it.
   test.use({ bypassCSP: true });
+  // Several axe runs or a whole keyboard purchase per test: budget for a loaded 2-core machine.
+  test.setTimeout(90_000);
 
   test('the payment page, the card frame, the order page and the console pass axe', async ({
     checkout,
