@@ -34,6 +34,7 @@ button, .button { font: inherit; background: var(--accent); color: #fff; border:
 button.secondary { background: #fff; color: var(--accent); border: 1px solid var(--accent); padding: .4rem .8rem; }
 button:focus-visible, a:focus-visible, input:focus-visible { outline: 3px solid #f0a500; outline-offset: 2px; }
 .table-wrap { overflow-x: auto; }
+@media (max-width: 40rem) { main table:not([hidden]) { display: block; overflow-x: auto; } }
 table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
 caption { text-align: left; font-weight: 600; padding: .25rem 0; }
 th, td { border-bottom: 1px solid var(--line); padding: .5rem; text-align: left; vertical-align: top; }
