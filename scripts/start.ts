@@ -258,7 +258,7 @@ const TEST_CARDS: [string, string][] = [
  * (validated by the BFF's own reader): `BFF_ALLOWED_ORIGINS` adds merchant pages to the demo's
  * own origin, `BFF_MERCHANT_SECRET` and `BFF_WEBHOOK_USER`/`_PASSWORD` replace the local
  * defaults, so a merchant can point their own page at the demo BFF. Quiet by default: warnings
- * and errors only (`LOG_LEVEL=info` for events, `debug` for every request).
+ * and errors only (`LOG_LEVEL=info` or `debug` adds events and one line per request).
  */
 export function stackSettingsFromEnv(env: NodeJS.ProcessEnv): {
   ports: { sandbox: number; bff: number; demo: number };
