@@ -52,6 +52,9 @@ for (const size of [
       await expect(store.cartCount).toHaveText('2');
       await expectNoHorizontalOverflow(page);
       await expectNoAxeViolations(page);
+      const frame = page.frames().find((f) => f.url().includes('/checkout/frame'));
+      expect(frame, 'the card frame').toBeTruthy();
+      await expectNoAxeViolations(frame!);
       await screenshot(page, `checkout-${size.width}`);
 
       const sessionId = await checkout.sessionId();
