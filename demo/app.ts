@@ -1,9 +1,11 @@
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { Logger } from 'pino';
+import type { CreateSessionBody } from '../server/bff/checkout-api';
 import { silentLogger } from '../server/lib/logging';
 import { CartStore, cartCount, cartLines, cartTotal, type Cart } from './cart';
 import { PRODUCTS, findProduct } from './catalog';
+import { OrderLines, openCartCheckout } from './checkout-session';
 import { createMerchantClient, type MerchantClient } from './merchant-client';
 import { notificationsConsole } from './notifications';
 import {
@@ -41,6 +43,10 @@ export interface DemoDeps {
 export interface DemoApp {
   app: Hono;
   carts: CartStore;
+  /** The items of the cart a request's cookie names (the header's count on every page). */
+  cartCountOf(c: Context): number;
+  /** Remembers what an order (a session) contained, for its order page. */
+  orders: OrderLines;
 }
 
 const CART_COOKIE = 'cart';
@@ -65,6 +71,7 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
   });
   const widgetScript = widgetScriptResolver({ bffPublicUrl, distDir: deps.distDir ?? 'dist' });
   const carts = new CartStore();
+  const orders = new OrderLines();
   let orderNumber = 0;
 
   const currentCart = (c: Context): Cart | undefined => carts.get(getCookie(c, CART_COOKIE));
@@ -138,44 +145,42 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
   });
 
   /** A checkout session for the cart's amount (the amount comes from the catalog only). */
-  async function createCheckout(cart: Cart) {
+  const checkoutBody = (amount: number): CreateSessionBody => {
     orderNumber += 1;
-    const created = await merchant.createSession({
-      amount: cartTotal(cart),
+    return {
+      amount,
       origin,
       methods: ['credit', 'debit'],
       maxInstallments: deps.maxInstallments ?? 6,
       referenceTransaction: `demo-${Date.now().toString(36)}-${orderNumber}`,
-    });
-    if (created.ok) {
-      cart.checkout = {
-        sessionId: created.value.id,
-        clientSecret: created.value.clientSecret,
-        amount: created.value.amount,
-      };
-    }
-    return created;
-  }
+    };
+  };
 
   // The amount comes from the server's catalog only: whatever the browser posts is ignored.
   app.post('/checkout', async (c) => {
     const cart = currentCart(c);
     const total = cartTotal(cart);
     if (!cart || total === 0) return c.redirect('/cart', 303);
-    const created = await createCheckout(cart);
-    if (!created.ok) {
-      logger.error({ status: created.status }, 'checkout session not created');
+    const lines = cartLines(cart);
+    const opened = await openCartCheckout(merchant, cart, () => checkoutBody(total));
+    if (opened.kind === 'paid') {
+      // Paid in another tab meanwhile: the order page empties the cart.
+      return c.redirect(`/order/${encodeURIComponent(opened.sessionId)}`, 303);
+    }
+    if (opened.kind === 'error') {
+      logger.error({ status: opened.status }, 'checkout session not created');
       return page(
         c,
         'Carrinho',
         cartPage(
-          cartLines(cart),
+          lines,
           total,
           'Não foi possível iniciar o pagamento agora. Tente de novo em instantes.',
         ),
         502,
       );
     }
+    orders.set(opened.checkout.sessionId, lines);
     return c.redirect('/checkout', 303);
   });
 
@@ -185,9 +190,17 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     if (c.req.header('origin') !== origin) return c.json({ error: 'origin' }, 403);
     const cart = currentCart(c);
     if (!cart?.checkout || cartTotal(cart) === 0) return c.json({ error: 'cart' }, 409);
-    const created = await createCheckout(cart);
-    if (!created.ok) return c.json({ error: 'unavailable' }, 502);
-    return c.json({ sessionId: created.value.id, clientSecret: created.value.clientSecret });
+    // The expired session has ended: the cart gets its one new session (or, paid meanwhile in
+    // another tab, the frame learns it from the old one).
+    const total = cartTotal(cart);
+    const opened = await openCartCheckout(merchant, cart, () => checkoutBody(total));
+    if (opened.kind === 'paid') return c.json({ error: 'paid' }, 409);
+    if (opened.kind === 'error') return c.json({ error: 'unavailable' }, 502);
+    orders.set(opened.checkout.sessionId, cartLines(cart));
+    return c.json({
+      sessionId: opened.checkout.sessionId,
+      clientSecret: opened.checkout.clientSecret,
+    });
   });
 
   app.get('/checkout', (c) => {
@@ -203,6 +216,7 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
         sessionId: cart.checkout.sessionId,
         clientSecret: cart.checkout.clientSecret,
         bffPublicUrl,
+        backHref: '/cart',
       }),
       200,
       checkoutHead(widgetScript()),
@@ -220,7 +234,7 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     }
     const cart = currentCart(c);
     if (found.value.status === 'succeeded' && cart?.checkout?.sessionId === id) carts.clear(cart);
-    return page(c, 'Pedido', orderPage(found.value));
+    return page(c, 'Pedido', orderPage(found.value, orders.get(id)));
   });
 
   app.get('/console', async (c) => {
@@ -264,5 +278,5 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     return c.text('Erro interno', 500);
   });
 
-  return { app, carts };
+  return { app, carts, orders, cartCountOf: (c) => cartCount(currentCart(c)) };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { CreateSessionBody } from '../server/bff/checkout-api';
 import { findProduct, type Product } from './catalog';
 
 /** The checkout session a cart is being paid with: ids only, never card data. */
@@ -13,6 +14,16 @@ export interface Cart {
   /** productId → quantity. */
   items: Map<string, number>;
   checkout?: CartCheckout;
+  /**
+   * The session being created for this cart (two tabs posting "Finalizar compra" at once share
+   * it) and the `Idempotency-Key` it is created with, kept until the cart changes so a retry
+   * after a lost answer gets the same session from the BFF.
+   */
+  creating?: {
+    key: string;
+    body: CreateSessionBody;
+    promise?: Promise<{ kind: 'open'; checkout: CartCheckout } | { kind: 'error'; status: number }>;
+  };
   touchedAt: number;
 }
 
@@ -68,6 +79,7 @@ export class CartStore {
     if (q === 0) cart.items.delete(productId);
     else cart.items.set(productId, q);
     delete cart.checkout;
+    delete cart.creating;
     return true;
   }
 
@@ -78,6 +90,7 @@ export class CartStore {
   clear(cart: Cart): void {
     cart.items.clear();
     delete cart.checkout;
+    delete cart.creating;
   }
 }
 

@@ -22,6 +22,8 @@ export const MerchantAttemptSchema = z.looseObject({
   firstBilling: z
     .looseObject({ id: z.string(), status: z.string().nullish(), amount: z.number().nullish() })
     .nullish(),
+  brand: z.string().nullish(),
+  last4: z.string().nullish(),
 });
 export type MerchantAttempt = z.infer<typeof MerchantAttemptSchema>;
 
@@ -52,7 +54,11 @@ export type MerchantResult<T> =
   { ok: true; value: T } | { ok: false; status: number; error: string };
 
 export interface MerchantClient {
-  createSession(body: CreateSessionBody): Promise<MerchantResult<CreatedSession>>;
+  /** With an `Idempotency-Key`, a retry of a lost answer gets the same session back. */
+  createSession(
+    body: CreateSessionBody,
+    idempotencyKey?: string,
+  ): Promise<MerchantResult<CreatedSession>>;
   getSession(id: string): Promise<MerchantResult<MerchantSession>>;
   listSessions(): Promise<MerchantResult<MerchantSession[]>>;
 }
@@ -83,6 +89,7 @@ export function createMerchantClient(opts: {
     path: string,
     schema: z.ZodType<T>,
     body?: unknown,
+    extraHeaders: Record<string, string> = {},
   ): Promise<MerchantResult<T>> {
     let res: Response;
     try {
@@ -92,6 +99,7 @@ export function createMerchantClient(opts: {
           authorization: `Bearer ${opts.merchantSecret}`,
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...extraHeaders,
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
@@ -119,10 +127,14 @@ export function createMerchantClient(opts: {
   }
 
   return {
-    createSession: (body) =>
-      call('POST', '/v1/checkout-sessions', CreatedSessionSchema, body) as Promise<
-        MerchantResult<CreatedSession>
-      >,
+    createSession: (body, idempotencyKey) =>
+      call(
+        'POST',
+        '/v1/checkout-sessions',
+        CreatedSessionSchema,
+        body,
+        idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+      ) as Promise<MerchantResult<CreatedSession>>,
     getSession: (id) =>
       call('GET', `/v1/checkout-sessions/${encodeURIComponent(id)}`, MerchantSessionSchema),
     listSessions: () => call('GET', '/v1/checkout-sessions', SessionListSchema),

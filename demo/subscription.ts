@@ -1,9 +1,13 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { randomBytes } from 'node:crypto';
 import { html } from 'hono/html';
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import { silentLogger } from '../server/lib/logging';
 import { formatBrl } from './catalog';
+import type { CartCheckout, CartLine } from './cart';
+import { checkoutState } from './checkout-session';
 import { createMerchantClient } from './merchant-client';
 import { checkoutHead, checkoutPage, layout, type ConsoleSection } from './views';
 import { widgetScriptResolver } from './widget-script';
@@ -78,6 +82,20 @@ const BILLING_STATUS: Record<string, string> = {
   Canceled: 'Cancelada',
 };
 
+const SUBSCRIPTION_COOKIE = 'subscription';
+
+/** The plan as an order line (its first billing's amount, in cents). */
+const planLine = (cents: number): CartLine => ({
+  quantity: 1,
+  product: {
+    id: 'clube-do-cafe',
+    name: DEMO_PLAN.name,
+    description: DEMO_PLAN.description,
+    price: cents,
+  },
+  subtotal: cents,
+});
+
 /** `2026-01-02T10:00:00.000-03:00` → `2026-01-02`. */
 const day = (iso: string): string => iso.slice(0, 10);
 
@@ -142,6 +160,10 @@ export function subscriptionDemo(opts: {
   distDir?: string;
   fetch?: typeof fetch;
   logger?: Logger;
+  /** The header's cart count for a request (the storefront's cart). */
+  cartCount?: (c: Context) => number;
+  /** Told what each subscription order contains, for its order page. */
+  orders?: { set(sessionId: string, lines: CartLine[]): void };
 }): { routes: Hono; section: ConsoleSection } {
   const doFetch = opts.fetch ?? fetch;
   const origin = new URL(opts.publicUrl).origin;
@@ -156,11 +178,34 @@ export function subscriptionDemo(opts: {
   const widgetScript = widgetScriptResolver({ bffPublicUrl, distDir: opts.distDir ?? 'dist' });
   const amount = Math.round(DEMO_PLAN.amount * 100);
   let orderNumber = 0;
+  const cartCount = opts.cartCount ?? (() => 0);
+  // The subscription checkout each browser is in, by a cookie (Post/Redirect/Get: the payment
+  // page is a GET, so Back or a reload never creates a second subscription). Bounded.
+  const pending = new Map<string, CartCheckout>();
+  const remember = (c: Context, checkout: CartCheckout) => {
+    let id = getCookie(c, SUBSCRIPTION_COOKIE);
+    if (!id || !pending.has(id)) {
+      id = randomBytes(18).toString('base64url');
+      setCookie(c, SUBSCRIPTION_COOKIE, id, {
+        path: '/assinatura',
+        httpOnly: true,
+        sameSite: 'Lax',
+        secure: new URL(opts.publicUrl).protocol === 'https:',
+      });
+    }
+    pending.delete(id);
+    pending.set(id, checkout);
+    while (pending.size > 10_000) pending.delete(pending.keys().next().value!);
+  };
+  const current = (c: Context): CartCheckout | undefined => {
+    const id = getCookie(c, SUBSCRIPTION_COOKIE);
+    return id ? pending.get(id) : undefined;
+  };
 
-  const planPage = (error?: string) =>
+  const planPage = (c: Context, error?: string) =>
     layout({
       title: 'Assinatura',
-      cartCount: 0,
+      cartCount: cartCount(c),
       body: html`<h1>Assinatura</h1>
         ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
         <article data-testid="plan">
@@ -176,14 +221,19 @@ export function subscriptionDemo(opts: {
     });
 
   const routes = new Hono()
-    .get('/assinatura', (c) => c.html(planPage()))
+    .get('/assinatura', (c) => c.html(planPage(c)))
     .post('/assinatura', async (c) => {
+      const open = current(c);
+      if (open) {
+        const state = await checkoutState(merchant, open);
+        if (state === 'live') return c.redirect('/assinatura/pagamento', 303);
+      }
       let planId: string;
       try {
         planId = await opts.planId();
       } catch (err) {
         logger.error({ err: { message: (err as Error).message } }, 'demo plan not available');
-        return c.html(planPage('Não foi possível iniciar a assinatura agora.'), 502);
+        return c.html(planPage(c, 'Não foi possível iniciar a assinatura agora.'), 502);
       }
       orderNumber += 1;
       const created = await merchant.createSession({
@@ -194,29 +244,31 @@ export function subscriptionDemo(opts: {
       });
       if (!created.ok) {
         logger.error({ status: created.status }, 'subscription session not created');
-        return c.html(planPage('Não foi possível iniciar a assinatura agora.'), 502);
+        return c.html(planPage(c, 'Não foi possível iniciar a assinatura agora.'), 502);
       }
+      opts.orders?.set(created.value.id, [planLine(created.value.amount)]);
+      remember(c, {
+        sessionId: created.value.id,
+        clientSecret: created.value.clientSecret,
+        amount: created.value.amount,
+      });
+      return c.redirect('/assinatura/pagamento', 303);
+    })
+    .get('/assinatura/pagamento', async (c) => {
+      const checkout = current(c);
+      if (!checkout) return c.redirect('/assinatura', 303);
+      if ((await checkoutState(merchant, checkout)) === 'paid')
+        return c.redirect(`/order/${encodeURIComponent(checkout.sessionId)}`, 303);
       return c.html(
         layout({
           title: 'Pagamento',
-          cartCount: 0,
+          cartCount: cartCount(c),
           head: checkoutHead(widgetScript()),
           body: checkoutPage({
-            lines: [
-              {
-                quantity: 1,
-                product: {
-                  id: 'clube-do-cafe',
-                  name: DEMO_PLAN.name,
-                  description: DEMO_PLAN.description,
-                  price: created.value.amount,
-                },
-                subtotal: created.value.amount,
-              },
-            ],
-            total: created.value.amount,
-            sessionId: created.value.id,
-            clientSecret: created.value.clientSecret,
+            lines: [planLine(checkout.amount)],
+            total: checkout.amount,
+            sessionId: checkout.sessionId,
+            clientSecret: checkout.clientSecret,
             bffPublicUrl,
           }),
         }),

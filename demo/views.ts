@@ -1,5 +1,4 @@
 import { html } from 'hono/html';
-import type { HtmlEscapedString } from 'hono/utils/html';
 import type { CartLine } from './cart';
 import { MAX_QUANTITY } from './cart';
 import { formatBrl, type Product } from './catalog';
@@ -14,92 +13,16 @@ function planText(amount: number, count: number): string {
   return option ? installmentText(messagesFor('pt-BR'), option, amount) : `${count}x`;
 }
 
-type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+import { layout, type Html } from './layout';
+import { productArt } from './product-art';
+
+export { layout };
 
 /** A page section another part of the project may add to the console (e.g. subscriptions). */
 export interface ConsoleSection {
   id: string;
   title: string;
   render(): Promise<Html> | Html;
-}
-
-const STYLES = `
-:root { color-scheme: light; --accent: #0b5394; --ink: #1b1b1b; --muted: #4a4a4a; --line: #c9c9c9;
-  --ok: #1d6b2f; --bad: #a31515; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-* { box-sizing: border-box; }
-body { margin: 0; color: var(--ink); background: #fff; line-height: 1.5; }
-a { color: var(--accent); }
-.skip { position: absolute; left: -999px; top: 0; background: #fff; padding: .5rem; }
-.skip:focus { left: .5rem; }
-header { border-bottom: 1px solid var(--line); }
-header nav, main, footer { max-width: 60rem; margin: 0 auto; padding: 1rem; }
-header nav ul { display: flex; gap: 1.5rem; list-style: none; margin: 0; padding: 0; flex-wrap: wrap; }
-header nav a { font-weight: 600; }
-.products { list-style: none; padding: 0; display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr)); }
-.products article { border: 1px solid var(--line); border-radius: .5rem; padding: 1rem; height: 100%; display: flex; flex-direction: column; }
-.products h2 { font-size: 1.1rem; margin: 0 0 .25rem; }
-.products p { color: var(--muted); flex: 1; }
-.price { font-size: 1.2rem; font-weight: 700; color: var(--ink); }
-button, .button { font: inherit; background: var(--accent); color: #fff; border: 0; border-radius: .375rem;
-  padding: .5rem 1rem; cursor: pointer; text-decoration: none; display: inline-block; }
-button.secondary { background: #fff; color: var(--accent); border: 1px solid var(--accent); }
-button:focus-visible, a:focus-visible, input:focus-visible { outline: 3px solid #f0a500; outline-offset: 2px; }
-table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
-caption { text-align: left; font-weight: 600; padding: .25rem 0; }
-th, td { border-bottom: 1px solid var(--line); padding: .5rem; text-align: left; vertical-align: top; }
-td.num, th.num { text-align: right; }
-input[type=number] { width: 4.5rem; font: inherit; padding: .25rem; }
-form.inline { display: inline-flex; gap: .5rem; align-items: center; margin: 0; }
-.total { font-size: 1.25rem; font-weight: 700; }
-.notice { border-left: 4px solid var(--accent); padding: .5rem 1rem; background: #eef4fa; }
-.error { border-left: 4px solid var(--bad); padding: .5rem 1rem; background: #fdeeee; color: #7a1010; }
-.ok { color: var(--ok); }
-.bad { color: var(--bad); }
-.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-card-checkout { display: block; max-width: 32rem; margin: 1rem 0; }
-code { font-size: .9em; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
-dt { font-weight: 600; }
-dd { margin: 0; }
-`;
-
-export function layout(opts: { title: string; cartCount: number; body: Html; head?: Html }): Html {
-  return html`<!doctype html>
-    <html lang="pt-BR">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${opts.title} · Loja Exemplo</title>
-        <style>
-          ${STYLES}
-        </style>
-        ${opts.head ?? ''}
-      </head>
-      <body>
-        <a class="skip" href="#conteudo">Pular para o conteúdo</a>
-        <header>
-          <nav aria-label="Principal">
-            <ul>
-              <li><a href="/">Loja Exemplo</a></li>
-              <li>
-                <a href="/cart" data-testid="cart-link"
-                  >Carrinho (<span data-testid="cart-count">${opts.cartCount}</span>)</a
-                >
-              </li>
-              <li><a href="/assinatura">Assinatura</a></li>
-              <li><a href="/console">Console do lojista</a></li>
-            </ul>
-          </nav>
-        </header>
-        <main id="conteudo" tabindex="-1">${opts.body}</main>
-        <footer>
-          <p>
-            Loja de demonstração: os pagamentos vão para o sandbox do gateway, nenhum valor é
-            cobrado.
-          </p>
-        </footer>
-      </body>
-    </html>`;
 }
 
 export function productsPage(products: readonly Product[], added?: Product): Html {
@@ -114,15 +37,18 @@ export function productsPage(products: readonly Product[], added?: Product): Htm
         (p) =>
           html`<li>
             <article data-testid="product" data-product-id="${p.id}">
-              <h2>${p.name}</h2>
-              <p>${p.description}</p>
-              <div class="price">${formatBrl(p.price)}</div>
-              <form method="post" action="/cart/items">
-                <input type="hidden" name="productId" value="${p.id}" />
-                <button type="submit">
-                  Adicionar<span class="visually-hidden"> ${p.name}</span> ao carrinho
-                </button>
-              </form>
+              ${productArt(p.id)}
+              <div class="body">
+                <h2>${p.name}</h2>
+                <p>${p.description}</p>
+                <div class="price">${formatBrl(p.price)}</div>
+                <form method="post" action="/cart/items">
+                  <input type="hidden" name="productId" value="${p.id}" />
+                  <button type="submit">
+                    Adicionar<span class="visually-hidden"> ${p.name}</span> ao carrinho
+                  </button>
+                </form>
+              </div>
             </article>
           </li>`,
       )}
@@ -137,47 +63,49 @@ export function cartPage(lines: CartLine[], total: number, error?: string): Html
   }
   return html`<h1>Carrinho</h1>
     ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
-    <table>
-      <caption>
-        Itens do carrinho
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Produto</th>
-          <th scope="col">Quantidade</th>
-          <th scope="col" class="num">Preço</th>
-          <th scope="col" class="num">Subtotal</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${lines.map(
-          (l) =>
-            html`<tr data-testid="cart-line" data-product-id="${l.product.id}">
-              <th scope="row">${l.product.name}</th>
-              <td>
-                <form class="inline" method="post" action="/cart/items/${l.product.id}">
-                  <label for="qty-${l.product.id}" class="visually-hidden"
-                    >Quantidade de ${l.product.name}</label
-                  >
-                  <input
-                    id="qty-${l.product.id}"
-                    name="quantity"
-                    type="number"
-                    min="0"
-                    max="${MAX_QUANTITY}"
-                    value="${l.quantity}"
-                  />
-                  <button type="submit" class="secondary">
-                    Atualizar<span class="visually-hidden"> ${l.product.name}</span>
-                  </button>
-                </form>
-              </td>
-              <td class="num">${formatBrl(l.product.price)}</td>
-              <td class="num">${formatBrl(l.subtotal)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    <div class="table-wrap">
+      <table>
+        <caption>
+          Itens do carrinho
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Produto</th>
+            <th scope="col">Quantidade</th>
+            <th scope="col" class="num">Preço</th>
+            <th scope="col" class="num">Subtotal</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${lines.map(
+            (l) =>
+              html`<tr data-testid="cart-line" data-product-id="${l.product.id}">
+                <th scope="row">${l.product.name}</th>
+                <td>
+                  <form class="inline" method="post" action="/cart/items/${l.product.id}">
+                    <label for="qty-${l.product.id}" class="visually-hidden"
+                      >Quantidade de ${l.product.name}</label
+                    >
+                    <input
+                      id="qty-${l.product.id}"
+                      name="quantity"
+                      type="number"
+                      min="0"
+                      max="${MAX_QUANTITY}"
+                      value="${l.quantity}"
+                    />
+                    <button type="submit" class="secondary">
+                      Atualizar<span class="visually-hidden"> ${l.product.name}</span>
+                    </button>
+                  </form>
+                </td>
+                <td class="num">${formatBrl(l.product.price)}</td>
+                <td class="num">${formatBrl(l.subtotal)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
     <p class="total">Total: <span data-testid="cart-total">${formatBrl(total)}</span></p>
     <form method="post" action="/checkout">
       <button type="submit" data-testid="go-to-checkout">Finalizar compra</button>
@@ -200,7 +128,8 @@ export function checkoutHead(widget: WidgetScript): Html {
 
 /**
  * The checkout page: the widget is the only place card data is typed, inside the BFF's frame.
- * This page only learns outcomes and then asks its own server, which asks the BFF.
+ * This page only learns outcomes and then asks its own server, which asks the BFF. The frame
+ * shows its own errors (one message per failure): this page does not repeat them.
  */
 export function checkoutPage(opts: {
   lines: CartLine[];
@@ -208,33 +137,43 @@ export function checkoutPage(opts: {
   sessionId: string;
   clientSecret: string;
   bffPublicUrl: string;
+  /** A way back (the cart); none on pages with nothing to go back to (a subscription). */
+  backHref?: string;
 }): Html {
   return html`<h1>Pagamento</h1>
-    <section aria-labelledby="resumo">
-      <h2 id="resumo">Resumo do pedido</h2>
-      <ul>
-        ${opts.lines.map(
-          (l) => html`<li>${l.quantity} × ${l.product.name} — ${formatBrl(l.subtotal)}</li>`,
-        )}
-      </ul>
-      <p class="total">Total: <span data-testid="checkout-total">${formatBrl(opts.total)}</span></p>
-    </section>
-    <section aria-labelledby="cartao">
-      <h2 id="cartao">Cartão</h2>
-      <card-checkout
-        endpoint="${opts.bffPublicUrl}"
-        session="${opts.clientSecret}"
-        locale="pt-BR"
-        data-session-id="${opts.sessionId}"
-      ></card-checkout>
-      <div
-        id="checkout-status"
-        role="status"
-        aria-live="polite"
-        data-testid="checkout-status"
-      ></div>
-      <p><a href="/cart">Voltar ao carrinho</a></p>
-    </section>
+    <div class="checkout">
+      <section class="summary" aria-labelledby="resumo">
+        <h2 id="resumo">Resumo do pedido</h2>
+        <ul>
+          ${opts.lines.map(
+            (l) =>
+              html`<li>
+                <span>${l.quantity} × ${l.product.name}</span>
+                <span>${formatBrl(l.subtotal)}</span>
+              </li>`,
+          )}
+        </ul>
+        <p class="total">
+          Total: <span data-testid="checkout-total">${formatBrl(opts.total)}</span>
+        </p>
+        ${opts.backHref ? html`<p><a href="${opts.backHref}">Voltar ao carrinho</a></p>` : ''}
+      </section>
+      <section class="pay" aria-labelledby="cartao">
+        <h2 id="cartao">Cartão</h2>
+        <card-checkout
+          endpoint="${opts.bffPublicUrl}"
+          session="${opts.clientSecret}"
+          locale="pt-BR"
+          data-session-id="${opts.sessionId}"
+        ></card-checkout>
+        <div
+          id="checkout-status"
+          role="status"
+          aria-live="polite"
+          data-testid="checkout-status"
+        ></div>
+      </section>
+    </div>
     <script type="module">
       // Outcomes and their messages live in the widget (one place, worded once): this page
       // only keeps the shopper from leaving mid-payment and renews an expired session.
@@ -257,7 +196,8 @@ export function checkoutPage(opts: {
       };
       checkout.addEventListener('checkout-submit', () => leaving(true));
       checkout.addEventListener('checkout-succeeded', () => {
-        status.textContent = 'Pagamento aprovado. Abrindo o pedido…';
+        document.getElementById('checkout-status').textContent =
+          'Pagamento aprovado. Abrindo o pedido…';
         // The order page asks the BFF for the real status; this event is only a signal.
         location.assign('/order/' + encodeURIComponent(checkout.dataset.sessionId));
       });
@@ -300,7 +240,20 @@ function succeededAttempt(session: MerchantSession): MerchantAttempt | undefined
   return session.attempts?.find((a) => a.status === 'succeeded');
 }
 
-export function orderPage(session: MerchantSession): Html {
+const BRAND_NAMES: Record<string, string> = {
+  visa: 'Visa',
+  mastercard: 'Mastercard',
+  amex: 'American Express',
+  elo: 'Elo',
+  hipercard: 'Hipercard',
+};
+
+function cardLabel(a: MerchantAttempt): string {
+  const brand = a.brand ? (BRAND_NAMES[a.brand] ?? a.brand) : 'Cartão';
+  return a.last4 ? `${brand} final ${a.last4}` : brand;
+}
+
+export function orderPage(session: MerchantSession, lines?: CartLine[]): Html {
   const paid = session.status === 'succeeded';
   const attempt = succeededAttempt(session);
   return html`<h1>Pedido</h1>
@@ -317,14 +270,29 @@ export function orderPage(session: MerchantSession): Html {
             : `Pagamento não aprovado (${SESSION_STATUS[session.status] ?? session.status})`
       }
     </p>
+    ${
+      lines && lines.length > 0
+        ? html`<h2>Itens</h2>
+            <ul data-testid="order-items">
+              ${lines.map(
+                (l) =>
+                  html`<li data-testid="order-item" data-product-id="${l.product.id}">
+                    ${l.quantity} × ${l.product.name} — ${formatBrl(l.subtotal)}
+                  </li>`,
+              )}
+            </ul>`
+        : ''
+    }
     <dl>
-      <dt>Sessão</dt>
+      <dt>Pedido</dt>
       <dd><code>${session.id}</code></dd>
       <dt>Valor</dt>
       <dd data-testid="order-amount">${money(session.amount)}</dd>
       ${
         attempt
-          ? html`<dt>Forma</dt>
+          ? html`<dt>Cartão</dt>
+              <dd data-testid="order-card">${cardLabel(attempt)}</dd>
+              <dt>Forma</dt>
               <dd data-testid="order-method">
                 ${attempt.method === 'debit' ? 'Débito' : 'Crédito'}${
                   attempt.installments && attempt.installments > 1
@@ -335,7 +303,9 @@ export function orderPage(session: MerchantSession): Html {
               <dt>Pagamento</dt>
               <dd><code data-testid="order-payment-id">${attempt.paymentId || '—'}</code></dd>
               <dt>Autorização</dt>
-              <dd><code>${attempt.authorizationCode ?? '—'}</code></dd>
+              <dd>
+                <code data-testid="order-authorization">${attempt.authorizationCode ?? '—'}</code>
+              </dd>
               ${
                 attempt.firstBilling
                   ? html`<dt>Primeira cobrança</dt>
@@ -379,54 +349,57 @@ export function consolePage(opts: {
       ${
         opts.sessions.length === 0
           ? html`<p data-testid="no-sessions">Nenhuma sessão ainda.</p>`
-          : html`<table data-testid="sessions">
-              <caption>
-                Sessões, tentativas e resultados (mais recentes primeiro)
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Sessão</th>
-                  <th scope="col">Situação</th>
-                  <th scope="col" class="num">Valor</th>
-                  <th scope="col">Tentativas</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${opts.sessions.map(
-                  (s) =>
-                    html`<tr data-testid="session-row" data-session-id="${s.id}">
-                      <th scope="row"><code>${s.id}</code></th>
-                      <td data-testid="session-status" data-status="${s.status}">
-                        ${SESSION_STATUS[s.status] ?? s.status}
-                      </td>
-                      <td class="num">${money(s.amount)}</td>
-                      <td>
-                        ${
-                          s.attempts && s.attempts.length > 0
-                            ? html`<ol>
-                                ${s.attempts.map(
-                                  (a) =>
-                                    html`<li data-testid="attempt" data-status="${a.status}">
-                                      ${a.method === 'debit' ? 'Débito' : 'Crédito'}:
-                                      ${ATTEMPT_STATUS[a.status] ?? a.status}${
-                                        a.paymentId
-                                          ? html` · pagamento <code>${a.paymentId}</code>`
-                                          : ''
-                                      }${
-                                        a.authorizationCode
-                                          ? html` · autorização <code>${a.authorizationCode}</code>`
-                                          : ''
-                                      }${a.canceledAt ? html` · <span data-testid="attempt-canceled">cancelado</span>` : ''}
-                                    </li>`,
-                                )}
-                              </ol>`
-                            : 'nenhuma'
-                        }
-                      </td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
+          : html`<div class="table-wrap">
+              <table data-testid="sessions">
+                <caption>
+                  Sessões, tentativas e resultados (mais recentes primeiro)
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Sessão</th>
+                    <th scope="col">Situação</th>
+                    <th scope="col" class="num">Valor</th>
+                    <th scope="col">Tentativas</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${opts.sessions.map(
+                    (s) =>
+                      html`<tr data-testid="session-row" data-session-id="${s.id}">
+                        <th scope="row"><code>${s.id}</code></th>
+                        <td data-testid="session-status" data-status="${s.status}">
+                          ${SESSION_STATUS[s.status] ?? s.status}
+                        </td>
+                        <td class="num">${money(s.amount)}</td>
+                        <td>
+                          ${
+                            s.attempts && s.attempts.length > 0
+                              ? html`<ol>
+                                  ${s.attempts.map(
+                                    (a) =>
+                                      html`<li data-testid="attempt" data-status="${a.status}">
+                                        ${a.method === 'debit' ? 'Débito' : 'Crédito'}:
+                                        ${ATTEMPT_STATUS[a.status] ?? a.status}${
+                                          a.paymentId
+                                            ? html` · pagamento <code>${a.paymentId}</code>`
+                                            : ''
+                                        }${
+                                          a.authorizationCode
+                                            ? html` · autorização
+                                                <code>${a.authorizationCode}</code>`
+                                            : ''
+                                        }${a.canceledAt ? html` · <span data-testid="attempt-canceled">cancelado</span>` : ''}
+                                      </li>`,
+                                  )}
+                                </ol>`
+                              : 'nenhuma'
+                          }
+                        </td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
       }
     </section>
     ${opts.sections.map(

@@ -10,8 +10,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { createDemoApp } from '../demo/app';
 import { ensureDemoPlan, subscriptionDemo } from '../demo/subscription';
+import type { ConsoleSection } from '../demo/views';
 import { createBffApp } from '../server/bff/app';
 import { defaultBffConfig, type BffConfig } from '../server/bff/config';
+import { readBffEnv, type BffEnv } from '../server/bff/env';
 import type { BffDb } from '../server/bff/db';
 import { startUnknownAttemptResolver } from '../server/bff/payments/resolver';
 import { registerWebhook } from '../server/bff/webhooks/register';
@@ -25,7 +27,12 @@ import type { SandboxDb } from '../server/sandbox/db';
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const DIST_DIR = join(ROOT, 'dist');
 
-const BUILD_OUTPUTS = ['widget/card-checkout.js', 'widget/manifest.json', 'frame/card-form.js'];
+const BUILD_OUTPUTS = [
+  'widget/card-checkout.js',
+  'widget/manifest.json',
+  'frame/card-form.js',
+  'frame/manifest.json',
+];
 const BUILD_INPUTS = ['widget', 'vite.config.ts', 'package.json'];
 
 function newestMtime(path: string): number {
@@ -111,6 +118,8 @@ export interface StackOptions {
   distDir?: string;
   /** BFF settings beyond the wiring (e.g. a higher pay rate limit for tests). */
   bffConfig?: Partial<BffConfig>;
+  /** Merchant pages allowed to embed the widget besides the demo storefront's own origin. */
+  extraAllowedOrigins?: readonly string[];
 }
 
 export interface Stack {
@@ -167,9 +176,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       config: defaultBffConfig({
         publicUrl: bffServer.url,
         merchantSecret,
-        allowedOrigins: [demoServer.url],
         staticDir: opts.distDir ?? DIST_DIR,
         ...opts.bffConfig,
+        allowedOrigins: [demoServer.url, ...(opts.extraAllowedOrigins ?? [])],
       }),
       logger: opts.loggers?.bff ?? silentLogger,
     });
@@ -190,6 +199,16 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
     // The storefront's monthly plan lives in the gateway: found by name, or created now.
     await ensureDemoPlan(gateway);
+    // The subscription pages share the storefront's header (cart count) and order pages.
+    const consoleSections: ConsoleSection[] = [];
+    const demo = createDemoApp({
+      publicUrl: demoServer.url,
+      bffUrl: bffServer.url,
+      merchantSecret,
+      distDir: opts.distDir ?? DIST_DIR,
+      logger: opts.loggers?.demo ?? silentLogger,
+      consoleSections,
+    });
     const subscriptions = subscriptionDemo({
       planId: () => ensureDemoPlan(gateway),
       publicUrl: demoServer.url,
@@ -197,15 +216,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       merchantSecret,
       distDir: opts.distDir ?? DIST_DIR,
       logger: opts.loggers?.demo ?? silentLogger,
+      cartCount: demo.cartCountOf,
+      orders: demo.orders,
     });
-    const demo = createDemoApp({
-      publicUrl: demoServer.url,
-      bffUrl: bffServer.url,
-      merchantSecret,
-      distDir: opts.distDir ?? DIST_DIR,
-      logger: opts.loggers?.demo ?? silentLogger,
-      consoleSections: [subscriptions.section],
-    });
+    consoleSections.push(subscriptions.section);
     demo.app.route('/', subscriptions.routes);
     demoServer.serve((req) => demo.app.fetch(req));
 
@@ -239,36 +253,66 @@ const TEST_CARDS: [string, string][] = [
   ['4000 0000 0000 0119', 'Visa, erro interno do gateway (500)'],
 ];
 
-async function main(): Promise<void> {
-  const env = process.env;
+/**
+ * `npm start`'s settings from the environment. The BFF's documented variables keep their meaning
+ * (validated by the BFF's own reader): `BFF_ALLOWED_ORIGINS` adds merchant pages to the demo's
+ * own origin, `BFF_MERCHANT_SECRET` and `BFF_WEBHOOK_USER`/`_PASSWORD` replace the local
+ * defaults, so a merchant can point their own page at the demo BFF. Quiet by default: warnings
+ * and errors only (`LOG_LEVEL=info` or `debug` adds events and one line per request).
+ */
+export function stackSettingsFromEnv(env: NodeJS.ProcessEnv): {
+  ports: { sandbox: number; bff: number; demo: number };
+  merchantSecret: string;
+  extraAllowedOrigins: string[];
+  webhook: { user: string; password: string };
+  logLevel: BffEnv['logLevel'];
+} {
   const port = (name: string, fallback: number) => {
     const v = Number(env[name] ?? fallback);
     if (!Number.isInteger(v) || v < 1 || v > 65535) throw new Error(`${name}: not a port`);
     return v;
   };
-  if (ensureWidgetBuilt()) console.log('widget built into dist/');
-  const level = (env.LOG_LEVEL ?? 'info') as 'info';
-  const stack = await startStack({
-    dataDir: resolve(ROOT, 'data'),
+  const bff = readBffEnv({ LOG_LEVEL: 'warn', ...env });
+  return {
     ports: {
       sandbox: port('SANDBOX_PORT', 4010),
       bff: port('BFF_PORT', 3001),
       demo: port('DEMO_PORT', 3000),
     },
+    merchantSecret: bff.config.merchantSecret,
+    extraAllowedOrigins: env.BFF_ALLOWED_ORIGINS ? [...bff.config.allowedOrigins] : [],
+    webhook: bff.config.webhook,
+    logLevel: bff.logLevel,
+  };
+}
+
+async function main(): Promise<void> {
+  const settings = stackSettingsFromEnv(process.env);
+  if (ensureWidgetBuilt()) console.log('widget built into dist/');
+  const level = settings.logLevel;
+  const stack = await startStack({
+    dataDir: resolve(ROOT, 'data'),
+    ports: settings.ports,
     publicHost: 'localhost',
+    merchantSecret: settings.merchantSecret,
+    extraAllowedOrigins: settings.extraAllowedOrigins,
+    bffConfig: { webhook: settings.webhook },
     loggers: {
       sandbox: createLogger({ level, name: 'sandbox' }),
       bff: createLogger({ level, name: 'bff' }),
       demo: createLogger({ level, name: 'demo' }),
     },
   });
+  const origins = [stack.demoUrl, ...settings.extraAllowedOrigins].join(', ');
   console.log(`
   Loja (demo)   ${stack.demoUrl}
-  BFF           ${stack.bffUrl}
+  BFF           ${stack.bffUrl}   (origens permitidas: ${origins})
   Sandbox       ${stack.sandboxUrl}   (userName ${DEFAULT_CLIENT.userName}, password ${DEFAULT_CLIENT.password})
 
   Cartões de teste (qualquer validade futura, qualquer CVV; OTP dos desafios: 1234):
 ${TEST_CARDS.map(([n, d]) => `    ${n.padEnd(21)} ${d}`).join('\n')}
+
+  Só avisos e erros daqui em diante (LOG_LEVEL=debug mostra cada requisição).
 `);
   const stop = () => {
     void stack.close().then(() => process.exit(0));

@@ -123,6 +123,11 @@ export const PayBodySchema = z
     encryptedCard: z.string().min(1).max(2048),
     cardholderName: z.string().trim().min(1).max(30),
     brand: z.enum(['visa', 'mastercard', 'amex', 'elo', 'hipercard']).optional(),
+    /** The number's last four digits, for the receipt (the full number travels encrypted). */
+    last4: z
+      .string()
+      .regex(/^\d{4}$/, { error: 'must be the last 4 digits' })
+      .optional(),
     document: z
       .object({ type: z.enum(['cpf', 'cnpj']), number: z.string().regex(/^\d{11}$|^\d{14}$/) })
       .strict()

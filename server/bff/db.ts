@@ -61,6 +61,10 @@ export interface BffDb {
     billing_id: string | null;
     billing_status: string | null;
     billing_amount: number | null;
+    /** The card's brand as the frame detected it, for receipts. */
+    card_brand: string | null;
+    /** The card number's last four digits, as the frame sent them (never more). */
+    card_last4: string | null;
   };
   challenges: {
     id: string;
@@ -268,6 +272,19 @@ export const bffMigrations: Migration[] = [
         .createIndex('idempotency_keys_created')
         .on('idempotency_keys')
         .columns(['created_at'])
+        .execute();
+    },
+  },
+  {
+    name: 'bff_0008_attempt_card',
+    async up(db) {
+      await db.schema
+        .alterTable('payment_attempts')
+        .addColumn('card_brand', 'varchar(20)')
+        .execute();
+      await db.schema
+        .alterTable('payment_attempts')
+        .addColumn('card_last4', 'varchar(4)')
         .execute();
     },
   },

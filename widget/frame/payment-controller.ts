@@ -17,6 +17,7 @@ import type {
 import { detectBrand } from '../card/brand';
 import { parseDocument } from '../card/document';
 import { formatBRL } from '../card/money';
+import { digitsOnly } from '../card/number';
 import { encryptCard, importCardKey } from '../crypto/encrypt-card';
 import { collectDeviceInfo } from '../device/device-info';
 import type { Messages } from '../i18n/messages';
@@ -128,6 +129,8 @@ export class PaymentController implements ReactiveController {
         installments: values.method === 'credit' ? values.installments : 1,
         encryptedCard: await encryptCard(await this.#key(), cardSecrets(values)),
         cardholderName: values.cardholderName.trim(),
+        // For the receipt; the full number travels only encrypted.
+        last4: digitsOnly(values.cardNumber).slice(-4),
         deviceInfo: collectDeviceInfo(),
         fingerprint: FINGERPRINT,
         challengeWindowSize: this.host.challengeWindowSize,
@@ -176,6 +179,8 @@ export class PaymentController implements ReactiveController {
     this.resume = null;
     this.#set('loading');
     this.#announce('', 'info');
+    // The card key and the session in parallel: neither waits for the other.
+    void this.#key().catch(() => undefined);
     const res = await api.session();
     if (run !== this.#run) return;
     if (!res.ok) {

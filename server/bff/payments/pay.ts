@@ -130,6 +130,8 @@ export async function pay(
     billing_id: null,
     billing_status: null,
     billing_amount: null,
+    card_brand: body.brand ?? null,
+    card_last4: body.last4 ?? null,
   });
   const attemptLog = log.child({ sessionId: row.id, attemptId, method: body.method });
   const customer = customerOf(row, body, facts);

@@ -363,6 +363,8 @@ export async function sessionDetail(ctx: BffContext, row: SessionRow) {
       subscriptionId: a.subscription_id,
       amount: a.amount,
       installments: a.installments,
+      brand: a.card_brand ?? null,
+      last4: a.card_last4 ?? null,
       createdAt: a.created_at,
       canceledAt: a.canceled_at,
       firstBilling: firstBillingOf(a),
@@ -376,6 +378,8 @@ export async function sessionDetail(ctx: BffContext, row: SessionRow) {
           method: succeeded.method,
           amount: succeeded.amount,
           installments: succeeded.installments,
+          brand: succeeded.card_brand ?? null,
+          last4: succeeded.card_last4 ?? null,
           canceledAt: succeeded.canceled_at,
           firstBilling: firstBillingOf(succeeded),
         }

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { CreateSessionBody } from '../server/bff/checkout-api';
+import type { Cart, CartCheckout, CartLine } from './cart';
+import type { MerchantClient } from './merchant-client';
+
+/** Session states after which no payment can happen in it any more. */
+const ENDED = new Set(['succeeded', 'failed', 'expired']);
+
+/** Where a checkout the storefront holds stands, as the BFF says (server to server). */
+export async function checkoutState(
+  merchant: MerchantClient,
+  checkout: CartCheckout,
+): Promise<'live' | 'paid' | 'ended'> {
+  const found = await merchant.getSession(checkout.sessionId);
+  // Not reachable now: keep the session (never open a second one that could charge too).
+  if (!found.ok) return found.status === 404 ? 'ended' : 'live';
+  if (found.value.status === 'succeeded') return 'paid';
+  return ENDED.has(found.value.status) ? 'ended' : 'live';
+}
+
+export type OpenedCheckout =
+  | { kind: 'open'; checkout: CartCheckout }
+  | { kind: 'paid'; sessionId: string }
+  | { kind: 'error'; status: number };
+
+/**
+ * One cart, one open session (issue 9 §5): the cart's session is reused while it is live;
+ * a new one is created only when there is none, it ended, or the cart changed (which drops
+ * it). Concurrent requests for one cart (two tabs) share one creation, and the creation
+ * carries an `Idempotency-Key` kept with the cart, so a retry after a lost answer gets the
+ * same session back from the BFF.
+ */
+export async function openCartCheckout(
+  merchant: MerchantClient,
+  cart: Cart,
+  body: () => CreateSessionBody,
+): Promise<OpenedCheckout> {
+  if (cart.checkout) {
+    const state = await checkoutState(merchant, cart.checkout);
+    if (state === 'live') return { kind: 'open', checkout: cart.checkout };
+    if (state === 'paid') return { kind: 'paid', sessionId: cart.checkout.sessionId };
+    delete cart.checkout;
+  }
+  const creating = (cart.creating ??= { key: `demo-${randomUUID()}`, body: body() });
+  creating.promise ??= merchant.createSession(creating.body, creating.key).then((created) => {
+    if (!created.ok) {
+      // The next try sends the same key and body: if the BFF did create it, it answers it.
+      delete creating.promise;
+      return { kind: 'error', status: created.status } as const;
+    }
+    const checkout: CartCheckout = {
+      sessionId: created.value.id,
+      clientSecret: created.value.clientSecret,
+      amount: created.value.amount,
+    };
+    // The cart may have changed meanwhile: then this session is not its checkout.
+    if (cart.creating === creating) {
+      cart.checkout = checkout;
+      delete cart.creating;
+    }
+    return { kind: 'open', checkout } as const;
+  });
+  return creating.promise;
+}
+
+/** What each order contained, by session id, for the order page (bounded, oldest out). */
+export class OrderLines {
+  readonly #orders = new Map<string, CartLine[]>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  set(sessionId: string, lines: CartLine[]): void {
+    this.#orders.delete(sessionId);
+    this.#orders.set(sessionId, lines);
+    while (this.#orders.size > this.capacity) {
+      const oldest = this.#orders.keys().next().value;
+      if (oldest === undefined) break;
+      this.#orders.delete(oldest);
+    }
+  }
+
+  get(sessionId: string): CartLine[] | undefined {
+    return this.#orders.get(sessionId);
+  }
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { stackSettingsFromEnv } from '../../../scripts/start';
+
+describe('npm start settings', () => {
+  it('is quiet by default: warnings and errors only, local defaults', () => {
+    const s = stackSettingsFromEnv({});
+    expect(s.logLevel).toBe('warn');
+    expect(s.ports).toEqual({ sandbox: 4010, bff: 3001, demo: 3000 });
+    expect(s.merchantSecret).toBe('sk_test_local');
+    expect(s.extraAllowedOrigins).toEqual([]);
+    expect(s.webhook).toEqual({ user: 'gateway', password: 'gateway' });
+  });
+
+  it("honours the BFF's documented environment", () => {
+    const s = stackSettingsFromEnv({
+      LOG_LEVEL: 'debug',
+      BFF_ALLOWED_ORIGINS: 'https://shop.example, http://localhost:8080',
+      BFF_MERCHANT_SECRET: 'sk_test_merchant_1234',
+      BFF_WEBHOOK_USER: 'hooks',
+      BFF_WEBHOOK_PASSWORD: 'long-hook-password',
+      DEMO_PORT: '3100',
+    });
+    expect(s.logLevel).toBe('debug');
+    expect(s.extraAllowedOrigins).toEqual(['https://shop.example', 'http://localhost:8080']);
+    expect(s.merchantSecret).toBe('sk_test_merchant_1234');
+    expect(s.webhook).toEqual({ user: 'hooks', password: 'long-hook-password' });
+    expect(s.ports.demo).toBe(3100);
+  });
+
+  it('refuses a bad value with its name, as the BFF does', () => {
+    expect(() => stackSettingsFromEnv({ BFF_ALLOWED_ORIGINS: 'shop.example/path' })).toThrow(
+      /BFF_ALLOWED_ORIGINS/,
+    );
+    expect(() => stackSettingsFromEnv({ BFF_MERCHANT_SECRET: 'short' })).toThrow(
+      /BFF_MERCHANT_SECRET/,
+    );
+  });
+});
