@@ -33,7 +33,12 @@ export function isHashedName(name: string): boolean {
 export function staticRoutes(root: string): Hono<BffEnv> {
   const base = resolve(root);
   return new Hono<BffEnv>().get('/*', async (c) => {
-    const rel = decodeURIComponent(c.req.path.replace(/^\/[^/]+\//, ''));
+    let rel: string;
+    try {
+      rel = decodeURIComponent(c.req.path.replace(/^\/[^/]+\//, ''));
+    } catch {
+      return errorResponse(c, 400, 'path', 'path: malformed percent-encoding');
+    }
     const file = resolve(base, rel);
     if (!file.startsWith(base + sep) || rel.includes('\0')) {
       return errorResponse(c, 404, 'path', 'path: not found');
