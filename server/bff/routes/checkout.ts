@@ -8,7 +8,7 @@ import {
   PayBodySchema,
 } from '../checkout-api';
 import type { BffContext, BffEnv } from '../context';
-import { clientIp, rateLimit } from '../http/middleware';
+import { rateLimit } from '../http/middleware';
 import { IDEMPOTENCY_KEY, runIdempotent, type StoredAnswer } from '../idempotency';
 import {
   answeredPage,
@@ -127,7 +127,8 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
     limit: ctx.config.payRateLimitPerMinute,
     windowMs: MS.minute,
     clock: ctx.clock,
-    trustProxy: ctx.config.trustProxy,
+    clientAddress: ctx.clientAddress,
+    what: 'payment attempts',
   });
   return new Hono<BffEnv>()
     .use('*', sameOriginOnly(ctx))
@@ -153,7 +154,7 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
       const body = await parseJsonBody(c, PayBodySchema);
       if (!body.ok) return body.response;
       const facts = {
-        clientIp: clientIp(c, ctx.config.trustProxy),
+        clientIp: ctx.clientAddress(c),
         userAgent: c.req.header('user-agent'),
         accept: c.req.header('accept'),
       };
@@ -254,7 +255,13 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
         pageHeaders(c, "default-src 'none'; base-uri 'none'");
         return c.html(messagePage({ title: 'Unsupported', message: 'Expected a form post.' }), 415);
       }
-      const form = await c.req.parseBody();
+      let form: Record<string, unknown>;
+      try {
+        form = await c.req.parseBody();
+      } catch {
+        pageHeaders(c, "default-src 'none'; base-uri 'none'");
+        return c.html(messagePage({ title: 'Bad request', message: 'Malformed form body.' }), 400);
+      }
       const field = (name: string) => {
         const v = form[name];
         return typeof v === 'string' ? v : undefined;
