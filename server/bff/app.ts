@@ -50,6 +50,7 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     clock: deps.clock ?? systemClock,
     logger: deps.logger ?? silentLogger,
     fetch: deps.fetch ?? fetch,
+    clientAddress: clientAddressReader(config.trustProxy),
   };
 
   const app = new Hono<BffEnv>()
