@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { OffsetClock } from '../lib/clock';
 import { migrate } from '../lib/db';
@@ -23,6 +24,9 @@ import { initPaymentsState } from './payments/state';
 import { refundsRoutes } from './refunds/routes';
 import { acsPages } from './three-ds/acs-pages';
 import { vaultRoutes } from './vault/routes';
+
+/** Every request body the sandbox reads is at most this large. */
+export const SANDBOX_MAX_BODY_BYTES = 128 * 1024;
 
 export interface SandboxDeps {
   db: SandboxKysely;
@@ -100,6 +104,20 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
   });
 
   const app = new Hono()
+    // The largest spec body is a few KiB: refuse more before reading it all (chunked too).
+    .use(
+      '*',
+      bodyLimit({
+        maxSize: SANDBOX_MAX_BODY_BYTES,
+        onError: (c) =>
+          errorResponse(
+            c,
+            413,
+            'body',
+            `body: must be at most ${SANDBOX_MAX_BODY_BYTES / 1024} KiB`,
+          ),
+      }),
+    )
     .route('/', authRoutes(ctx))
     .route('/__sandbox', control)
     .route('/', pages)
