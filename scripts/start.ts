@@ -20,6 +20,7 @@ import { openDb } from '../server/lib/db';
 import { createLogger, silentLogger } from '../server/lib/logging';
 import { createSandboxApp } from '../server/sandbox/app';
 import { DEFAULT_CLIENT } from '../server/sandbox/clients';
+import { clockOffsetNotice } from '../server/sandbox/clock/store';
 import type { SandboxDb } from '../server/sandbox/db';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -114,6 +115,8 @@ export interface StackOptions {
 }
 
 export interface Stack {
+  /** The start-up line about the sandbox clock when it runs ahead of real time, else null. */
+  clockNotice: string | null;
   sandboxUrl: string;
   bffUrl: string;
   demoUrl: string;
@@ -210,6 +213,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     demoServer.serve((req) => demo.app.fetch(req));
 
     return {
+      clockNotice: clockOffsetNotice(sandbox.ctx.clock.offset, sandbox.ctx.clock.now()),
       sandboxUrl: sandboxServer.url,
       bffUrl: bffServer.url,
       demoUrl: demoServer.url,
@@ -270,6 +274,7 @@ async function main(): Promise<void> {
   Cartões de teste (qualquer validade futura, qualquer CVV; OTP dos desafios: 1234):
 ${TEST_CARDS.map(([n, d]) => `    ${n.padEnd(21)} ${d}`).join('\n')}
 `);
+  if (stack.clockNotice) console.log(stack.clockNotice);
   const stop = () => {
     void stack.close().then(() => process.exit(0));
   };

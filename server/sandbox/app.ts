@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
-import { OffsetClock } from '../lib/clock';
+import { OffsetClock, systemClock, type Clock } from '../lib/clock';
 import { migrate } from '../lib/db';
 import { errorResponse } from '../lib/http';
 import { silentLogger } from '../lib/logging';
@@ -34,6 +34,8 @@ export interface SandboxDeps {
   clients?: readonly SandboxClient[];
   /** A clock to drive; by default real time plus the persisted offset. */
   clock?: OffsetClock;
+  /** Real time for security windows (tokens, ciphertext age, nonces); injectable for tests. */
+  realClock?: Clock;
   logger?: Logger;
   fetch?: typeof fetch;
   /**
@@ -60,6 +62,7 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
   const ctx: SandboxContext = {
     db: deps.db,
     clock,
+    realClock: deps.realClock ?? systemClock,
     scheduler,
     clients: deps.clients ?? [DEFAULT_CLIENT],
     publicUrl: deps.publicUrl.replace(/\/$/, ''),
