@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { CardBrand, ThreeDs, Validate3dsRequest } from '../../gateway/schemas/payments';
 import { MS } from '../../lib/clock';
 import type { ErrorItem } from '../../lib/http';
@@ -29,13 +29,13 @@ export const SANDBOX_OTP = '1234';
 
 export type AuthRow = ThreeDsTables['three_ds_auths'];
 
-/** Salted SHA-256 of a card number, so validate can prove it is the same card. */
-export function panHash(salt: string, number: string): string {
-  return createHash('sha256').update(salt).update('\0').update(number).digest('hex');
-}
-
-function newSalt(): string {
-  return randomBytes(16).toString('hex');
+/**
+ * Keyed HMAC-SHA-256 of a card number, so validate can prove it is the same card. The key
+ * lives outside the database (derived from the KEK), so a copy of the table cannot be
+ * brute-forced back into card numbers.
+ */
+export function panFingerprint(key: Buffer, number: string): string {
+  return createHmac('sha256', key).update(number).digest('hex');
 }
 
 export interface ChallengeInput {
@@ -58,7 +58,6 @@ export async function createChallenge(
 ): Promise<ThreeDs> {
   const id = randomUUID();
   const ref = randomBytes(16).toString('hex');
-  const salt = newSalt();
   const now = ctx.clock.now();
   await ctx.db
     .insertInto('three_ds_auths')
@@ -70,9 +69,8 @@ export async function createChallenge(
       product_type: input.productType,
       installments: input.installments,
       brand: input.brand,
-      masked_number: maskNumber(input.number),
-      pan_salt: salt,
-      pan_hash: panHash(salt, input.number),
+      last_four: input.number.slice(-4),
+      pan_fingerprint: panFingerprint(paymentsState(ctx).cardFingerprintKey, input.number),
       behaviour: input.behaviour,
       return_code: input.returnCode,
       internal_error: input.internalError ? 1 : 0,
@@ -229,7 +227,8 @@ export async function validate3ds(
   }
   const card = await resolveCard(ctx, client.userName, body.cardInfo);
   if (!card.ok) return { status: 400, body: card.items };
-  if (panHash(auth.pan_salt, card.card.number) !== auth.pan_hash) {
+  const fingerprint = panFingerprint(state.cardFingerprintKey, card.card.number);
+  if (!auth.pan_fingerprint || !constantTimeEqual(fingerprint, auth.pan_fingerprint)) {
     return bad('cardInfo', 'is not the card that was authenticated');
   }
   const used = await ctx.db
@@ -250,7 +249,7 @@ export async function validate3ds(
     installments: auth.installments,
     amount: auth.amount,
     brand: auth.brand,
-    maskedNumber: auth.masked_number,
+    maskedNumber: maskNumber(card.card.number),
     referenceTransaction: auth.reference_transaction,
     configSplit: null,
     billingId: null,
