@@ -10,6 +10,7 @@ import { bffMigrations, type BffKysely } from './db';
 import type { BffGateway } from './gateway-port';
 import { clientAddressReader } from './http/client-address';
 import { maxBody, requestContext } from './http/middleware';
+import { baselineSecurityHeaders } from './http/security-headers';
 import { checkoutApiRoutes, checkoutPageRoutes } from './routes/checkout';
 import { healthRoutes } from './routes/health';
 import { merchantRoutes } from './routes/merchant';
@@ -56,6 +57,7 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
 
   const app = new Hono<BffEnv>()
     .use('*', requestContext(ctx.logger))
+    .use('*', baselineSecurityHeaders(config.publicUrl))
     // Card ciphertexts are ~350 bytes and PaRes a few KiB: nothing legitimate is larger.
     .use('/v1/*', maxBody(32 * 1024))
     .use('/checkout/*', maxBody(32 * 1024))
