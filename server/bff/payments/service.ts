@@ -7,8 +7,7 @@ import type {
   PaymentAuthorization,
 } from '../../gateway/schemas';
 import type { ErrorItem } from '../../lib/http';
-import { prefixedId, randomHex, uuid } from '../../lib/ids';
-import { constantTimeEqual } from '../../lib/secrets';
+import { prefixedId, uuid } from '../../lib/ids';
 import type {
   ChallengeCancelBody,
   ChallengeCompleteBody,
@@ -45,6 +44,11 @@ import {
   type GatewayFailure,
 } from './outcomes';
 import { firstBillingFailure, firstBillingOf } from '../subscriptions/service';
+import {
+  challengeLauncherUrl,
+  challengeSecretMatches,
+  newChallengeSecret,
+} from './challenge-secret';
 
 /** An answer to the frame: a PayResult (200) or an error array with its status. */
 export type StepAnswer =
@@ -449,13 +453,13 @@ async function openChallenge(
 ): Promise<PayResult> {
   const now = ctx.clock.now();
   const challengeId = prefixedId('ch', 16);
-  const md = randomHex(20);
+  const secret = newChallengeSecret();
   const windowSize: ChallengeWindowSize = body.challengeWindowSize ?? '03';
   await insertChallenge(ctx.db, {
     id: challengeId,
     session_id: row.id,
     attempt_id: attemptId,
-    md,
+    md: secret.stored,
     acs_url: g.acsUrl,
     pareq: g.pareq,
     authentication_transaction_id: g.authenticationTransactionId,
@@ -476,7 +480,7 @@ async function openChallenge(
   return {
     status: 'challenge',
     challengeId,
-    challengeUrl: `${ctx.config.publicUrl}/checkout/challenge/${challengeId}`,
+    challengeUrl: challengeLauncherUrl(ctx.config.publicUrl, challengeId, secret.value),
     windowSize,
   };
 }
@@ -709,7 +713,7 @@ export async function acceptChallengeReturn(
   if (!form.pares || !form.md || form.pares.length > 8192 || form.md.length > 200) {
     return { ok: false, status: 400, reason: 'The authentication answer is incomplete.' };
   }
-  if (!constantTimeEqual(form.md, ch.md)) {
+  if (!challengeSecretMatches(form.md, ch.md)) {
     return { ok: false, status: 403, reason: 'The authentication answer does not match.' };
   }
   if (ch.status !== 'pending') {
