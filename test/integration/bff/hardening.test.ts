@@ -130,3 +130,48 @@ describe('client address behind a proxy', () => {
     }
   });
 });
+
+describe('security headers (hono/secure-headers)', () => {
+  it('every page and answer carries frame-ancestors, COOP, CORP and Permissions-Policy', async () => {
+    const s = await t.createSession();
+    const paths: [string, string, number][] = [
+      ['GET', `/checkout/frame?session=${s.id}`, 200],
+      ['GET', '/checkout/frame?session=cs_nope', 404],
+      ['GET', '/checkout/challenge/ch_nope', 404],
+      ['POST', '/checkout/challenge/ch_nope', 404],
+      ['GET', '/healthz', 200],
+      ['GET', '/no/such/route', 404],
+      ['GET', '/widget/%ZZ', 400],
+    ];
+    for (const [method, path, status] of paths) {
+      const res = await t.request(method, path);
+      expect(res.status, path).toBe(status);
+      expect(res.headers.get('content-security-policy'), path).toMatch(/frame-ancestors [^;]+/);
+      expect(res.headers.get('cross-origin-opener-policy'), path).toBe('same-origin');
+      expect(res.headers.get('cross-origin-resource-policy'), path).toBeTruthy();
+      expect(res.headers.get('permissions-policy'), path).toContain('camera=()');
+      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+      // Plain-HTTP public URL (the test BFF): no HSTS.
+      expect(res.headers.get('strict-transport-security'), path).toBeNull();
+    }
+    const refused = await t.request('POST', '/checkout/challenge/ch_nope/return', {
+      body: 'PaRes=x&MD=y',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(refused.status).toBe(404);
+    expect(refused.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('sends HSTS when the public URL is https', async () => {
+    const https = await startBff({
+      config: { publicUrl: 'https://pay.example' },
+      sandbox: t.sandbox,
+    });
+    try {
+      const res = await https.bff.app.request('https://pay.example/healthz');
+      expect(res.headers.get('strict-transport-security')).toMatch(/max-age=\d{7,}/);
+    } finally {
+      await https.close();
+    }
+  });
+});
