@@ -282,3 +282,45 @@ describe('3DS challenge', () => {
     expect(all).not.toContain('4000000000002503');
   });
 });
+
+describe('PaRes at rest', () => {
+  it('leaves no copy of a used PaRes in the SQLite files (main, WAL, shm)', async () => {
+    const { mkdtempSync, readdirSync, readFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'bff-pares-'));
+    const onDisk = await startBff({
+      sandbox: t.sandbox,
+      dbUrl: join(dir, 'bff.sqlite'),
+      config: { payRateLimitPerMinute: 10_000 },
+    });
+    try {
+      const s = await onDisk.createSession({ amount: 7_500 });
+      const paid = await onDisk.pay(
+        s.clientSecret,
+        await onDisk.payBody(s.clientSecret, '4000000000002503'),
+      );
+      const challenge = paid.body as Challenge;
+      const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
+      expect((await postForm(acsAnswer.action, acsAnswer.fields)).status).toBe(200);
+      const pares = acsAnswer.fields.PaRes!;
+      const scan = () =>
+        readdirSync(dir)
+          .filter((f) => f.startsWith('bff.sqlite'))
+          .some((f) => readFileSync(join(dir, f)).includes(Buffer.from(pares.slice(0, 48))));
+      // Stored while the challenge waits for the validate call (proves the scan can see it).
+      expect(scan()).toBe(true);
+      const done = await onDisk.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+        body: {
+          challengeId: challenge.challengeId,
+          encryptedCard: await onDisk.encryptCard(s.clientSecret, '4000000000002503'),
+        },
+      });
+      expect((done.body as PayResult).status).toBe('succeeded');
+      expect(scan()).toBe(false);
+    } finally {
+      await onDisk.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -175,3 +175,39 @@ describe('security headers (hono/secure-headers)', () => {
     }
   });
 });
+
+describe('readiness', () => {
+  it('/readyz reuses its gateway check for a few seconds', async () => {
+    const { createGatewayClient } = await import('../../../server/gateway/client');
+    const real = createGatewayClient({
+      gatewayBaseUrl: t.sandbox.url,
+      credentials: { gateway: { userName: 'sandbox', password: 'sandbox' } },
+    });
+    let calls = 0;
+    const counted = new Proxy(real, {
+      get(target, prop, receiver) {
+        if (prop === 'getPublicKey') {
+          return (...args: Parameters<typeof real.getPublicKey>) => {
+            calls++;
+            return target.getPublicKey(...args);
+          };
+        }
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+    const probed = await startBff({ sandbox: t.sandbox, deps: { gateway: counted } });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => probed.request('GET', '/readyz')),
+      );
+      for (let i = 0; i < 5; i++) answers.push(await probed.request('GET', '/readyz'));
+      expect(answers.every((a) => a.status === 200)).toBe(true);
+      expect(calls).toBe(1);
+      probed.clock.advance(6_000);
+      expect((await probed.request('GET', '/readyz')).status).toBe(200);
+      expect(calls).toBe(2);
+    } finally {
+      await probed.close();
+    }
+  });
+});
