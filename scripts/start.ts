@@ -112,6 +112,8 @@ export interface StackOptions {
   distDir?: string;
   /** BFF settings beyond the wiring (e.g. a higher pay rate limit for tests). */
   bffConfig?: Partial<BffConfig>;
+  /** The storefront's `POST /checkout` limit per client address per minute (default 20). */
+  demoCheckoutRateLimitPerMinute?: number;
 }
 
 export interface Stack {
@@ -202,6 +204,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       logger: opts.loggers?.demo ?? silentLogger,
     });
     const demo = createDemoApp({
+      ...(opts.demoCheckoutRateLimitPerMinute
+        ? { checkoutRateLimitPerMinute: opts.demoCheckoutRateLimitPerMinute }
+        : {}),
       publicUrl: demoServer.url,
       bffUrl: bffServer.url,
       merchantSecret,
