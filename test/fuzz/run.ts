@@ -1,0 +1,36 @@
+/**
+ * `npm run fuzz`: every route of the BFF and the sandbox, 10,000 generated requests each
+ * (FUZZ_RUNS_PER_ROUTE to change it, FUZZ_SEED to replay), then a table of the statuses each
+ * route answered. Exits non-zero on the first 5xx, hang or 4xx outside the route's error shape,
+ * printing the (shrunk) request that caused it.
+ */
+import { fuzzRoutes, statusTable, type RouteReport } from './harness';
+import { startFuzzTargets } from './targets';
+
+const runs = Number(process.env.FUZZ_RUNS_PER_ROUTE ?? 10_000);
+const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
+const { targets, close } = await startFuzzTargets();
+const started = performance.now();
+const done: RouteReport[] = [];
+let failed = false;
+try {
+  await fuzzRoutes(targets, {
+    runs,
+    ...(seed !== undefined ? { seed } : {}),
+    onRoute: (r) => {
+      done.push(r);
+      console.log(`${r.route}: ${runs} cases`);
+    },
+  });
+} catch (err) {
+  failed = true;
+  console.error((err as Error).message);
+} finally {
+  await close();
+}
+console.log(`\n${statusTable(done)}`);
+const seconds = ((performance.now() - started) / 1000).toFixed(0);
+console.log(
+  `\n${done.length} routes, ${runs} cases each, ${seconds} s: ${failed ? 'FAILED' : 'no 5xx, no hang'}`,
+);
+process.exit(failed ? 1 : 0);
