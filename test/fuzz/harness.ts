@@ -122,10 +122,13 @@ function bodyOf(route: FuzzRoute, valid: unknown): fc.Arbitrary<string | Uint8Ar
 }
 
 function caseOf(route: FuzzRoute, targets: FuzzTargets): fc.Arbitrary<FuzzCase> {
-  const params = (route.path.match(/:[A-Za-z]+/g) ?? []).length;
+  // `:name` segments and a trailing `*` (a file name) are generated.
+  const PARAM = /:[A-Za-z]+|\*$/g;
+  const params = (route.path.match(PARAM) ?? []).length;
+  const ids = route.ids?.(targets) ?? (route.path.endsWith('*') ? ['card-checkout.js'] : ['x']);
   const path = fc
     .tuple(
-      fc.array(fc.oneof(segment, fc.constantFrom(...(route.ids?.(targets) ?? ['x']))), {
+      fc.array(fc.oneof(segment, fc.constantFrom(...ids)), {
         minLength: params,
         maxLength: params,
       }),
@@ -136,12 +139,8 @@ function caseOf(route: FuzzRoute, targets: FuzzTargets): fc.Arbitrary<FuzzCase> 
     )
     .map(([values, tail]) => {
       let i = 0;
-      return (
-        route.path.replace(/:[A-Za-z]+/g, () => values[i++]!) +
-        (route.path.endsWith('*') ? '' : tail)
-      );
-    })
-    .map((p) => p.replace('*', 'card-checkout.js'));
+      return route.path.replace(PARAM, () => values[i++]!) + tail;
+    });
   const query = fc.oneof(
     { weight: 3, arbitrary: fc.constant('') },
     {
