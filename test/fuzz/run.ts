@@ -13,6 +13,13 @@ const { targets, close } = await startFuzzTargets();
 const started = performance.now();
 const done: RouteReport[] = [];
 let failed = false;
+// Interrupted: still print what was covered.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.log(`\n${statusTable(done)}\n\ninterrupted after ${done.length} routes`);
+    process.exit(130);
+  });
+}
 try {
   await fuzzRoutes(targets, {
     runs,
