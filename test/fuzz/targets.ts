@@ -1,3 +1,4 @@
+import { silentLogger } from '../../server/lib/logging';
 import { MERCHANT_ORIGIN, MERCHANT_SECRET, startBff, type TestBff } from '../support/bff';
 import type { FuzzTargets } from './routes';
 
@@ -12,6 +13,8 @@ export async function startFuzzTargets(): Promise<{
 }> {
   const t: TestBff = await startBff({
     config: { payRateLimitPerMinute: 1_000_000, sessionRateLimitPerMinute: 1_000_000 },
+    // Hundreds of thousands of requests: no log lines kept in memory.
+    deps: { logger: silentLogger },
   });
   const session = await t.createSession({ amount: 2_500, origin: MERCHANT_ORIGIN });
   const paid = await t.pay(
