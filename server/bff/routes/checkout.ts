@@ -186,7 +186,7 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
     });
 }
 
-/** Reads the one form field a challenge post carries; undefined for a malformed body. */
+/** The fields of a form post (urlencoded or multipart); undefined for anything else or a malformed body. */
 async function formFields(c: Context<BffEnv>): Promise<Record<string, unknown> | undefined> {
   const type = c.req.header('content-type') ?? '';
   if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) return undefined;
