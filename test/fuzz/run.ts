@@ -9,6 +9,8 @@ import { startFuzzTargets } from './targets';
 
 const runs = Number(process.env.FUZZ_RUNS_PER_ROUTE ?? 10_000);
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
+/** Only the routes whose `app METHOD path` matches (e.g. `sandbox .*__sandbox`). */
+const only = process.env.FUZZ_ROUTES ? new RegExp(process.env.FUZZ_ROUTES) : undefined;
 const { targets, close } = await startFuzzTargets();
 const started = performance.now();
 const done: RouteReport[] = [];
@@ -24,6 +26,7 @@ try {
   await fuzzRoutes(targets, {
     runs,
     ...(seed !== undefined ? { seed } : {}),
+    ...(only ? { only: (r) => only.test(`${r.app} ${r.method} ${r.path}`) } : {}),
     onRoute: (r) => {
       done.push(r);
       console.log(`${r.route}: ${runs} cases`);
@@ -31,7 +34,10 @@ try {
   });
 } catch (err) {
   failed = true;
-  console.error((err as Error).message);
+  const e = err as Error & { cause?: unknown };
+  console.error(e.message.slice(0, 2000));
+  if (e.cause)
+    console.error(`cause: ${String((e.cause as Error).message ?? e.cause).slice(0, 500)}`);
 } finally {
   await close();
 }
