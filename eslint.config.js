@@ -29,7 +29,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'test/bench/**', 'server/*/main.ts'],
+    files: ['scripts/**', 'test/bench/**', 'test/fuzz/run.ts', 'server/*/main.ts'],
     rules: { 'no-console': 'off' },
   },
   prettier,

@@ -1,8 +1,10 @@
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { Logger } from 'pino';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import type { CreateSessionBody } from '../server/bff/checkout-api';
 import { silentLogger } from '../server/lib/logging';
+import { FixedWindowLimiter } from '../server/lib/rate-limit';
 import { CartStore, cartCount, cartLines, cartTotal, type Cart } from './cart';
 import { PRODUCTS, findProduct } from './catalog';
 import { OrderLines, openCartCheckout } from './checkout-session';
@@ -33,6 +35,11 @@ export interface DemoDeps {
   /** Where `npm run build` wrote the widget (for the SRI manifest); default `dist`. */
   distDir?: string;
   maxInstallments?: number;
+  /**
+   * `POST /checkout` (which creates a checkout session at the BFF) allowed per client address
+   * per minute; default 20. Without it anyone could create sessions in a loop.
+   */
+  checkoutRateLimitPerMinute?: number;
   /** Extra console sections (subscriptions, webhooks…) added by other parts of the project. */
   consoleSections?: ConsoleSection[];
   /** Overrides the BFF client, for tests. */
@@ -50,6 +57,15 @@ export interface DemoApp {
 }
 
 const CART_COOKIE = 'cart';
+
+/** The socket's peer (the demo runs on loopback, behind no proxy); 'unknown' without one. */
+function peerAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
 
 /** The demo storefront: a merchant site that takes payments through the widget. */
 export function createDemoApp(deps: DemoDeps): DemoApp {
@@ -91,7 +107,7 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     c: Context,
     title: string,
     body: Parameters<typeof layout>[0]['body'],
-    status: 200 | 404 | 502 = 200,
+    status: 200 | 404 | 429 | 502 = 200,
     head?: Parameters<typeof layout>[0]['head'],
   ) =>
     c.html(
@@ -157,7 +173,26 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
   };
 
   // The amount comes from the server's catalog only: whatever the browser posts is ignored.
+  const checkoutLimit = new FixedWindowLimiter({
+    limit: deps.checkoutRateLimitPerMinute ?? 20,
+    windowMs: 60_000,
+  });
   app.post('/checkout', async (c) => {
+    const verdict = checkoutLimit.hit(peerAddress(c), Date.now());
+    if (!verdict.ok) {
+      c.header('Retry-After', String(verdict.retryAfterSeconds));
+      const limited = currentCart(c);
+      return page(
+        c,
+        'Carrinho',
+        cartPage(
+          cartLines(limited),
+          cartTotal(limited),
+          'Muitas tentativas de pagamento. Aguarde um minuto e tente de novo.',
+        ),
+        429,
+      );
+    }
     const cart = currentCart(c);
     const total = cartTotal(cart);
     if (!cart || total === 0) return c.redirect('/cart', 303);

@@ -22,6 +22,7 @@ import { openDb } from '../server/lib/db';
 import { createLogger, silentLogger } from '../server/lib/logging';
 import { createSandboxApp } from '../server/sandbox/app';
 import { DEFAULT_CLIENT } from '../server/sandbox/clients';
+import { clockOffsetNotice } from '../server/sandbox/clock/store';
 import type { SandboxDb } from '../server/sandbox/db';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -120,9 +121,13 @@ export interface StackOptions {
   bffConfig?: Partial<BffConfig>;
   /** Merchant pages allowed to embed the widget besides the demo storefront's own origin. */
   extraAllowedOrigins?: readonly string[];
+  /** The storefront's `POST /checkout` limit per client address per minute (default 20). */
+  demoCheckoutRateLimitPerMinute?: number;
 }
 
 export interface Stack {
+  /** The start-up line about the sandbox clock when it runs ahead of real time, else null. */
+  clockNotice: string | null;
   sandboxUrl: string;
   bffUrl: string;
   demoUrl: string;
@@ -202,6 +207,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // The subscription pages share the storefront's header (cart count) and order pages.
     const consoleSections: ConsoleSection[] = [];
     const demo = createDemoApp({
+      ...(opts.demoCheckoutRateLimitPerMinute
+        ? { checkoutRateLimitPerMinute: opts.demoCheckoutRateLimitPerMinute }
+        : {}),
       publicUrl: demoServer.url,
       bffUrl: bffServer.url,
       merchantSecret,
@@ -224,6 +232,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     demoServer.serve((req) => demo.app.fetch(req));
 
     return {
+      clockNotice: clockOffsetNotice(sandbox.ctx.clock.offset, sandbox.ctx.clock.now()),
       sandboxUrl: sandboxServer.url,
       bffUrl: bffServer.url,
       demoUrl: demoServer.url,
@@ -314,6 +323,7 @@ ${TEST_CARDS.map(([n, d]) => `    ${n.padEnd(21)} ${d}`).join('\n')}
 
   Só avisos e erros daqui em diante (LOG_LEVEL=debug mostra cada requisição).
 `);
+  if (stack.clockNotice) console.log(stack.clockNotice);
   const stop = () => {
     void stack.close().then(() => process.exit(0));
   };

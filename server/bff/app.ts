@@ -8,7 +8,9 @@ import { BFF_DEFAULTS, type BffConfig } from './config';
 import type { BffContext, BffEnv } from './context';
 import { bffMigrations, type BffKysely } from './db';
 import type { BffGateway } from './gateway-port';
+import { clientAddressReader } from './http/client-address';
 import { maxBody, requestContext } from './http/middleware';
+import { baselineSecurityHeaders } from './http/security-headers';
 import { checkoutApiRoutes, checkoutPageRoutes } from './routes/checkout';
 import { healthRoutes } from './routes/health';
 import { merchantRoutes } from './routes/merchant';
@@ -50,13 +52,17 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     clock: deps.clock ?? systemClock,
     logger: deps.logger ?? silentLogger,
     fetch: deps.fetch ?? fetch,
+    clientAddress: clientAddressReader(config.trustProxy),
   };
 
   const app = new Hono<BffEnv>()
     .use('*', requestContext(ctx.logger))
+    .use('*', baselineSecurityHeaders(config.publicUrl))
     // Card ciphertexts are ~350 bytes and PaRes a few KiB: nothing legitimate is larger.
     .use('/v1/*', maxBody(32 * 1024))
     .use('/checkout/*', maxBody(32 * 1024))
+    // A notification is a few hundred bytes; counted as read, so chunked bodies are held too.
+    .use('/webhooks/*', maxBody(16 * 1024))
     .route('/', healthRoutes(ctx))
     .route('/v1', merchantRoutes(ctx))
     .route('/v1', webhookNotificationRoutes(ctx))

@@ -1,4 +1,5 @@
 import { MS } from '../lib/clock';
+import type { TrustProxy } from './http/client-address';
 
 /** What the BFF app is configured with (built from the environment by `env.ts`). */
 export interface BffConfig {
@@ -22,8 +23,13 @@ export interface BffConfig {
   sessionTtlSeconds?: number;
   /** Lifetime of a 3DS challenge. */
   challengeTtlMs?: number;
-  /** Behind a reverse proxy: take the client IP from `X-Forwarded-For` (rate limit, 3DS). */
-  trustProxy?: boolean;
+  /**
+   * Behind reverse proxies: how many hops, or which proxy addresses, are trusted to report the
+   * client address in `X-Forwarded-For` (rate limits, 3DS device data). `false`: none.
+   */
+  trustProxy?: TrustProxy;
+  /** `POST /v1/checkout-sessions` calls allowed per client address per minute; 0 = no limit. */
+  sessionRateLimitPerMinute?: number;
   /** The merchant's gateway account: ledger searches confirm webhooks and unknown payments. */
   accountNumber?: string;
 }
@@ -32,9 +38,10 @@ export const BFF_DEFAULTS = {
   publicKeyTtlMs: 10 * MS.minute,
   sessionTtlSeconds: 30 * 60,
   challengeTtlMs: 10 * MS.minute,
-  trustProxy: false,
+  trustProxy: false as TrustProxy,
+  sessionRateLimitPerMinute: 600,
   accountNumber: '1001',
-} as const;
+};
 
 /** A config for tests and the demo: the DESIGN §4 defaults. */
 export function defaultBffConfig(overrides: Partial<BffConfig> = {}): BffConfig {

@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock';
 import type { BffConfig } from './config';
@@ -13,6 +14,8 @@ export interface BffContext {
   clock: Clock;
   logger: Logger;
   fetch: typeof fetch;
+  /** The client address of a request, through the trusted proxies only (`BFF_TRUST_PROXY`). */
+  clientAddress: (c: Context) => string | undefined;
 }
 
 /** Hono env of BFF routes: the request id and its logger; the session once authenticated. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { BffConfig } from './config';
+import { parseTrustProxy } from './http/client-address';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -36,6 +37,25 @@ export function isOrigin(value: string): boolean {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
 }
 
+/** The webhook Basic credentials of the local demo: refused in production. */
+const DEFAULT_WEBHOOK = { user: 'gateway', password: 'gateway' } as const;
+/** The sandbox's default client (DESIGN §5): never a production gateway credential. */
+const SANDBOX_CREDENTIALS = { userName: 'sandbox', password: 'sandbox' } as const;
+const DEMO_MERCHANT_SECRET = 'sk_test_local';
+
+interface ParsedEnv {
+  BFF_MERCHANT_SECRET?: string | undefined;
+  BFF_WEBHOOK_USER: string;
+  BFF_WEBHOOK_PASSWORD: string;
+  BFF_PUBLIC_URL: string;
+  GATEWAY_USERNAME: string;
+  GATEWAY_PASSWORD: string;
+  RECURRENCE_USERNAME?: string | undefined;
+  RECURRENCE_PASSWORD?: string | undefined;
+  INTEGRATION_USERNAME?: string | undefined;
+  INTEGRATION_PASSWORD?: string | undefined;
+}
+
 const EnvSchema = z
   .object({
     NODE_ENV: z.string().default('development'),
@@ -48,8 +68,8 @@ const EnvSchema = z
       .max(200)
       .optional(),
     BFF_ALLOWED_ORIGINS: originList,
-    BFF_WEBHOOK_USER: z.string().min(1).default('gateway'),
-    BFF_WEBHOOK_PASSWORD: z.string().min(1).default('gateway'),
+    BFF_WEBHOOK_USER: z.string().min(1).default(DEFAULT_WEBHOOK.user),
+    BFF_WEBHOOK_PASSWORD: z.string().min(1).default(DEFAULT_WEBHOOK.password),
     /** Register `<BFF_PUBLIC_URL>/webhooks/gateway` with the gateway at start. */
     BFF_WEBHOOK_REGISTER: z
       .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
@@ -69,10 +89,18 @@ const EnvSchema = z
     BFF_MAX_ATTEMPTS: positiveInt(3),
     BFF_PAY_RATE_LIMIT: positiveInt(10),
     BFF_STATIC_DIR: z.string().min(1).default('dist'),
+    BFF_SESSION_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
     BFF_TRUST_PROXY: z
-      .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+      .string()
       .default('false')
-      .transform((v) => v === 'true' || v === '1'),
+      .transform((v, ctx) => {
+        const trust = parseTrustProxy(v);
+        if (typeof trust === 'object' && 'error' in trust) {
+          ctx.addIssue({ code: 'custom', message: trust.error });
+          return z.NEVER;
+        }
+        return trust;
+      }),
     DATABASE_URL: z.string().min(1).optional(),
     BFF_DB: z.string().min(1).default('./data/bff.sqlite'),
     GATEWAY_BASE_URL: baseUrl('http://localhost:4010'),
@@ -87,12 +115,10 @@ const EnvSchema = z
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   })
   .superRefine((env, ctx) => {
-    if (env.NODE_ENV === 'production' && !env.BFF_MERCHANT_SECRET) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['BFF_MERCHANT_SECRET'],
-        message: 'is required when NODE_ENV is production',
-      });
+    if (env.NODE_ENV === 'production') {
+      for (const [path, message] of productionProblems(env)) {
+        ctx.addIssue({ code: 'custom', path: [path], message });
+      }
     }
     if (env.DATABASE_URL && !/^postgres(ql)?:\/\//.test(env.DATABASE_URL)) {
       ctx.addIssue({
@@ -115,7 +141,47 @@ const EnvSchema = z
     }
   });
 
+const usesDefaultWebhook = (e: ParsedEnv) =>
+  e.BFF_WEBHOOK_USER === DEFAULT_WEBHOOK.user ||
+  e.BFF_WEBHOOK_PASSWORD === DEFAULT_WEBHOOK.password;
+
+/**
+ * What `NODE_ENV=production` refuses, as `[variable, why]`: a default secret (merchant secret,
+ * webhook credentials), a plain-HTTP public URL, or the sandbox's credentials for the gateway.
+ */
+function productionProblems(e: ParsedEnv): [string, string][] {
+  const out: [string, string][] = [];
+  if (!e.BFF_MERCHANT_SECRET) {
+    out.push(['BFF_MERCHANT_SECRET', 'is required when NODE_ENV is production']);
+  } else if (e.BFF_MERCHANT_SECRET === DEMO_MERCHANT_SECRET) {
+    out.push(['BFF_MERCHANT_SECRET', 'must not be the demo secret when NODE_ENV is production']);
+  }
+  if (usesDefaultWebhook(e)) {
+    out.push([
+      e.BFF_WEBHOOK_PASSWORD === DEFAULT_WEBHOOK.password
+        ? 'BFF_WEBHOOK_PASSWORD'
+        : 'BFF_WEBHOOK_USER',
+      'must be set (not the default gateway/gateway) when NODE_ENV is production',
+    ]);
+  }
+  if (!e.BFF_PUBLIC_URL.startsWith('https://')) {
+    out.push(['BFF_PUBLIC_URL', 'must be an https:// URL when NODE_ENV is production']);
+  }
+  for (const [user, pass] of [
+    ['GATEWAY_USERNAME', 'GATEWAY_PASSWORD'],
+    ['RECURRENCE_USERNAME', 'RECURRENCE_PASSWORD'],
+    ['INTEGRATION_USERNAME', 'INTEGRATION_PASSWORD'],
+  ] as const) {
+    if (e[user] === SANDBOX_CREDENTIALS.userName && e[pass] === SANDBOX_CREDENTIALS.password) {
+      out.push([user, "must not be the sandbox's credentials when NODE_ENV is production"]);
+    }
+  }
+  return out;
+}
+
 export interface BffEnv {
+  /** Lines to print at start: defaults that are fine for the demo but not for real money. */
+  warnings: string[];
   port: number;
   host: string;
   /** `postgres://…` or a SQLite file path. */
@@ -161,7 +227,14 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
       password: e.INTEGRATION_PASSWORD,
     };
   }
+  const warnings: string[] = [];
+  if (usesDefaultWebhook(e)) {
+    warnings.push(
+      'warning: the webhook receiver accepts the default credentials gateway/gateway; set BFF_WEBHOOK_USER and BFF_WEBHOOK_PASSWORD',
+    );
+  }
   return {
+    warnings,
     port: e.BFF_PORT,
     host: e.BFF_HOST,
     databaseUrl: e.DATABASE_URL ?? e.BFF_DB,
@@ -182,6 +255,7 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
       staticDir: e.BFF_STATIC_DIR,
       trustProxy: e.BFF_TRUST_PROXY,
       accountNumber: e.BFF_WEBHOOK_ACCOUNT,
+      sessionRateLimitPerMinute: e.BFF_SESSION_RATE_LIMIT,
     },
     webhookRegistration: { enabled: e.BFF_WEBHOOK_REGISTER, accountNumber: e.BFF_WEBHOOK_ACCOUNT },
     resolver: {

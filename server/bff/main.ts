@@ -11,6 +11,7 @@ import { readBffEnv } from './env';
 /** `tsx server/bff/main.ts`: the BFF alone, on BFF_PORT, configured by the environment. */
 async function main(): Promise<void> {
   const env = readBffEnv();
+  for (const line of env.warnings) console.warn(line);
   const logger = createLogger({ level: env.logLevel, name: 'bff' });
   const { db, dialect, close: closeDb } = await openDb<BffDb>({ url: env.databaseUrl });
   const gateway = createGatewayClient({

@@ -72,6 +72,8 @@ export async function openDb<DB>({
   database.pragma(durability === 'process' ? 'synchronous = OFF' : 'synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  // Deleted and overwritten values are zeroed on disk, not left in free space.
+  database.pragma('secure_delete = ON');
   if (cacheStatements) cachePreparedStatements(database);
   const driver = new ScopedSqliteDriver(new SqliteDialect({ database }).createDriver());
   const dialect = new (class extends SqliteDialect {
@@ -81,7 +83,26 @@ export async function openDb<DB>({
   })({ database });
   const db = new Kysely<DB>({ dialect });
   scopedDrivers.set(db, driver);
+  sqliteHandles.set(db, database);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+const sqliteHandles = new WeakMap<object, SQLite.Database>();
+
+/**
+ * After a secret was cleared from a row (a PaRes once used): SQLite's WAL still holds the page
+ * images written before, so checkpoint and truncate it; with `secure_delete` the main file keeps
+ * no copy either. PostgreSQL, or a `db` not from `openDb`: nothing to do. Best effort: a busy
+ * WAL is truncated by the next call.
+ */
+export function scrubWal(db: object): void {
+  const database = sqliteHandles.get(db);
+  if (!database || database.memory || !database.open) return;
+  try {
+    database.pragma('wal_checkpoint(TRUNCATE)');
+  } catch {
+    /* inside a transaction or busy: the next scrub or checkpoint will do */
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
-import { OffsetClock } from '../lib/clock';
+import { OffsetClock, systemClock, type Clock } from '../lib/clock';
 import { migrate } from '../lib/db';
 import { errorResponse } from '../lib/http';
 import { silentLogger } from '../lib/logging';
@@ -25,12 +26,17 @@ import { refundsRoutes } from './refunds/routes';
 import { acsPages } from './three-ds/acs-pages';
 import { vaultRoutes } from './vault/routes';
 
+/** Every request body the sandbox reads is at most this large. */
+export const SANDBOX_MAX_BODY_BYTES = 128 * 1024;
+
 export interface SandboxDeps {
   db: SandboxKysely;
   publicUrl: string;
   clients?: readonly SandboxClient[];
   /** A clock to drive; by default real time plus the persisted offset. */
   clock?: OffsetClock;
+  /** Real time for security windows (tokens, ciphertext age, nonces); injectable for tests. */
+  realClock?: Clock;
   logger?: Logger;
   fetch?: typeof fetch;
   /**
@@ -57,6 +63,7 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
   const ctx: SandboxContext = {
     db: deps.db,
     clock,
+    realClock: deps.realClock ?? systemClock,
     scheduler,
     clients: deps.clients ?? [DEFAULT_CLIENT],
     publicUrl: deps.publicUrl.replace(/\/$/, ''),
@@ -103,6 +110,20 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
   });
 
   const app = new Hono()
+    // The largest spec body is a few KiB: refuse more before reading it all (chunked too).
+    .use(
+      '*',
+      bodyLimit({
+        maxSize: SANDBOX_MAX_BODY_BYTES,
+        onError: (c) =>
+          errorResponse(
+            c,
+            413,
+            'body',
+            `body: must be at most ${SANDBOX_MAX_BODY_BYTES / 1024} KiB`,
+          ),
+      }),
+    )
     .route('/', authRoutes(ctx))
     .route('/__sandbox', control)
     .route('/', pages)

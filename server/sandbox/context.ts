@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { OffsetClock } from '../lib/clock';
+import type { Clock, OffsetClock } from '../lib/clock';
 import type { SandboxClient } from './clients';
 import type { SandboxKysely } from './db';
 import type { Scheduler } from './clock/scheduler';
@@ -8,7 +8,13 @@ import type { SandboxEvents } from './events';
 /** What every sandbox domain is built from; created once by `createSandboxApp`. */
 export interface SandboxContext {
   db: SandboxKysely;
+  /** Business time (billing, due dates, settlement, webhook schedule): can be advanced. */
   clock: OffsetClock;
+  /**
+   * Real time, for security windows (token lifetime, ciphertext age and skew, nonce memory,
+   * rate limits): a browser encrypting with its own clock can pay whatever the sandbox date.
+   */
+  realClock: Clock;
   scheduler: Scheduler;
   clients: readonly SandboxClient[];
   /** How browsers and callers reach the sandbox (used in acsUrl and other links). */

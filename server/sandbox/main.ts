@@ -6,6 +6,7 @@ import { DEFAULT_CLIENT, loadClients } from './clients';
 import type { SandboxDb } from './db';
 import { decodeKek } from './keys/kek';
 import { readSandboxEnv } from './env';
+import { clockOffsetNotice } from './clock/store';
 
 /** `npm run sandbox`: the gateway sandbox alone, on SANDBOX_PORT. */
 async function main(): Promise<void> {
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
       console.log(
         `  credentials: userName=${DEFAULT_CLIENT.userName} password=${DEFAULT_CLIENT.password} accountNumber=${DEFAULT_CLIENT.accountNumber}`,
       );
+      const notice = clockOffsetNotice(sandbox.ctx.clock.offset, sandbox.ctx.clock.now());
+      if (notice) console.log(notice);
     },
   );
   const stop = async () => {

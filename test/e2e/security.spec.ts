@@ -172,6 +172,52 @@ test.describe('card data never reaches the merchant', () => {
     expect(bearers.some((b) => b.includes('cs_forged'))).toBe(false);
   });
 
+  test('the host takes challenge-answered only from its own challenge iframe, not another BFF window', async ({
+    checkout,
+    order,
+    stack,
+    page,
+  }) => {
+    // Another window of the BFF origin inside the merchant page (any BFF page a merchant may frame).
+    await page.evaluate((src) => {
+      const other = document.createElement('iframe');
+      other.src = src;
+      other.name = 'bff-other';
+      document.body.append(other);
+    }, `${stack.E2E_BFF_URL}/checkout/frame?session=cs_not_a_session`);
+    await expect
+      .poll(() => page.frame({ name: 'bff-other' })?.url() ?? '')
+      .toContain('/checkout/frame');
+    const other = page.frame({ name: 'bff-other' })!;
+
+    const payResponse = page.waitForResponse(
+      (r) => r.url().endsWith('/checkout/api/pay') && r.request().method() === 'POST',
+    );
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    const challengeId = ((await (await payResponse).json()) as { challengeId: string }).challengeId;
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.acsFrame();
+
+    // Same origin as the real answer page, right challenge id, exact target: still ignored.
+    await other.evaluate(
+      ({ challengeId, target }) => {
+        window.parent.postMessage({ type: 'challenge-answered', challengeId }, target);
+        window.parent.postMessage(
+          { protocol: 'card-checkout/1', type: 'challenge-answered', challengeId },
+          target,
+        );
+      },
+      { challengeId, target: new URL(stack.E2E_DEMO_URL).origin },
+    );
+    await page.waitForTimeout(750);
+    await checkout.challenge.expectOpen();
+    expect((await checkout.events('checkout-challenge')).map((e) => e.state)).toEqual(['opened']);
+
+    await checkout.challenge.submitOtp(OTP);
+    await checkout.waitForEvent('checkout-succeeded');
+    await order.expectPaid();
+  });
+
   test('a tampered amount in the frame request is refused; the session keeps its price', async ({
     checkout,
     merchant,

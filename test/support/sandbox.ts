@@ -8,7 +8,10 @@ import { listen } from './servers';
 export interface TestSandbox {
   url: string;
   sandbox: Sandbox;
+  /** Business time (`/__sandbox/clock`). */
   clock: OffsetClock;
+  /** Real time of the security windows (tokens, ciphertext age, nonces): tests may move it. */
+  realClock: OffsetClock;
   /** A fresh access token of the default client for the Gateway or Integration API. */
   token(family?: 'gateway' | 'integration'): Promise<string>;
   /** fetch against the sandbox with a JSON body and, unless `token: null`, a Gateway token. */
@@ -29,6 +32,7 @@ export async function startSandbox(
 ): Promise<TestSandbox> {
   const { db, close: closeDb } = await openDb<SandboxDb>({ url: opts.dbUrl ?? ':memory:' });
   const clock = opts.deps?.clock ?? new OffsetClock();
+  const realClock = new OffsetClock();
   // The public URL must be known before listening, so bind first through a holder.
   // The Node bindings (`env.incoming`) pass through so faults can drop the connection.
   const holder: { fetch: (req: Request, env?: unknown) => Response | Promise<Response> } = {
@@ -37,7 +41,13 @@ export async function startSandbox(
   const server = await listen({
     fetch: (req: Request, env?: unknown) => holder.fetch(req, env),
   } as never);
-  const sandbox = await createSandboxApp({ db, publicUrl: server.url, clock, ...opts.deps });
+  const sandbox = await createSandboxApp({
+    db,
+    publicUrl: server.url,
+    clock,
+    realClock,
+    ...opts.deps,
+  });
   holder.fetch = (req, env) => sandbox.app.fetch(req, env);
   const tokens = new Map<string, string>();
 
@@ -59,6 +69,7 @@ export async function startSandbox(
     url: server.url,
     sandbox,
     clock,
+    realClock,
     token,
     async call(method, path, o = {}) {
       const headers: Record<string, string> = { ...o.headers };

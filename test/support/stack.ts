@@ -42,6 +42,7 @@ export async function startTestStack(): Promise<TestStack> {
     loggers: { bff: fileLogger('bff', bffLog), sandbox: fileLogger('sandbox', sandboxLog) },
     // Every spec pays from 127.0.0.1: the per-IP limit would throttle the suite.
     bffConfig: { payRateLimitPerMinute: 10_000 },
+    demoCheckoutRateLimitPerMinute: 10_000,
   });
   return {
     ...stack,

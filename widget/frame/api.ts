@@ -28,10 +28,21 @@ export interface CheckoutApi {
   cancelChallenge(body: ChallengeCancelBody): Promise<ApiResult<PayResult>>;
 }
 
+/**
+ * The frame page's sealed Accept header (`<meta name="checkout-handshake">`): sent back with
+ * the client secret so the BFF stores it as 3DS device data (only this frame can set it).
+ */
+function pageHandshake(): string | undefined {
+  if (typeof document === 'undefined') return undefined;
+  const meta = document.querySelector<HTMLMetaElement>('meta[name="checkout-handshake"]');
+  return meta?.content || undefined;
+}
+
 export function createCheckoutApi(
   clientSecret: string,
   base = '/checkout/api',
   fetchFn: typeof fetch = (...args) => fetch(...args),
+  handshake: string | undefined = pageHandshake(),
 ): CheckoutApi {
   async function call<T>(
     method: 'GET' | 'POST',
@@ -45,6 +56,7 @@ export function createCheckoutApi(
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+    if (handshake) headers['checkout-handshake'] = handshake;
     let res: Response;
     try {
       res = await fetchFn(`${base}${path}`, {

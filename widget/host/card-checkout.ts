@@ -284,7 +284,12 @@ export class CardCheckout extends HTMLElement {
     const data: unknown = event.data;
     if (isFrameHello(data) && event.source === this.#frame.contentWindow) {
       this.#connect();
-    } else if (isChallengeAnswered(data) && data.challengeId === this.#challenge?.challengeId) {
+    } else if (
+      isChallengeAnswered(data) &&
+      data.challengeId === this.#challenge?.challengeId &&
+      // Only the page in our own challenge iframe: not another window of the BFF origin.
+      event.source === this.#challengeFrame.contentWindow
+    ) {
       this.#closeChallenge('answered');
     }
   };

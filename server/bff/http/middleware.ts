@@ -1,10 +1,10 @@
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock';
 import { errorResponse } from '../../lib/http';
 import { prefixedId } from '../../lib/ids';
+import { FixedWindowLimiter } from '../../lib/rate-limit';
 import type { BffEnv } from '../context';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -38,53 +38,30 @@ export function requestContext(logger: Logger): MiddlewareHandler<BffEnv> {
 }
 
 /**
- * The client address: the socket's peer (served by @hono/node-server), or, behind a trusted
- * reverse proxy, the first `X-Forwarded-For` entry. Undefined when neither is known.
- */
-export function clientIp(c: Context, trustProxy = false): string | undefined {
-  if (trustProxy) {
-    const first = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
-    if (first && first.length <= 64) return first;
-  }
-  try {
-    return getConnInfo(c).remote.address;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A fixed-window, in-memory limit per client IP: `limit` calls per `windowMs`. Over the
+ * A fixed-window, in-memory limit per client address: `limit` calls per `windowMs`. Over the
  * limit the answer is 429 with `Retry-After` in seconds. Per process by design: it guards
- * a card-testing burst, not a budget.
+ * a card-testing burst, not a budget. Memory is bounded (see `FixedWindowLimiter`).
  */
 export function rateLimit(opts: {
   limit: number;
   windowMs: number;
   clock: Clock;
-  trustProxy?: boolean;
+  /** The client address (`clientAddressReader`): the key of the window. */
+  clientAddress: (c: Context) => string | undefined;
+  /** What is limited, for the message: "payment attempts", "checkout sessions". */
+  what: string;
+  maxKeys?: number;
 }): MiddlewareHandler<BffEnv> {
-  const windows = new Map<string, { start: number; count: number }>();
+  const limiter = new FixedWindowLimiter(opts);
   return async (c, next) => {
-    const now = opts.clock.now().getTime();
-    const key = clientIp(c, opts.trustProxy) ?? 'unknown';
-    let w = windows.get(key);
-    if (!w || now - w.start >= opts.windowMs) {
-      w = { start: now, count: 0 };
-      windows.set(key, w);
-      if (windows.size > 10_000) {
-        for (const [k, v] of windows) if (now - v.start >= opts.windowMs) windows.delete(k);
-      }
-    }
-    w.count++;
-    if (w.count > opts.limit) {
-      const retryAfter = Math.max(1, Math.ceil((w.start + opts.windowMs - now) / 1000));
-      c.header('Retry-After', String(retryAfter));
+    const verdict = limiter.hit(opts.clientAddress(c) ?? 'unknown', opts.clock.now().getTime());
+    if (!verdict.ok) {
+      c.header('Retry-After', String(verdict.retryAfterSeconds));
       return errorResponse(
         c,
         429,
         'rate',
-        `rate: too many payment attempts; retry in ${retryAfter} s`,
+        `rate: too many ${opts.what}; retry in ${verdict.retryAfterSeconds} s`,
       );
     }
     await next();

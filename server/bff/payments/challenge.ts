@@ -1,6 +1,10 @@
 import type { Logger } from 'pino';
-import { prefixedId, randomHex } from '../../lib/ids';
-import { constantTimeEqual } from '../../lib/secrets';
+import { prefixedId } from '../../lib/ids';
+import {
+  challengeLauncherUrl,
+  challengeSecret,
+  challengeSecretMatches,
+} from './challenge-secret';
 import type {
   ChallengeCancelBody,
   ChallengeCompleteBody,
@@ -37,13 +41,13 @@ export async function openChallenge(
 ): Promise<PayResult> {
   const now = ctx.clock.now();
   const challengeId = prefixedId('ch', 16);
-  const md = randomHex(20);
+  const secret = challengeSecret(ctx.config.merchantSecret, challengeId);
   const windowSize: ChallengeWindowSize = body.challengeWindowSize ?? '03';
   await insertChallenge(ctx.db, {
     id: challengeId,
     session_id: row.id,
     attempt_id: attemptId,
-    md,
+    md: secret.stored,
     acs_url: g.acsUrl,
     pareq: g.pareq,
     authentication_transaction_id: g.authenticationTransactionId,
@@ -64,7 +68,7 @@ export async function openChallenge(
   return {
     status: 'challenge',
     challengeId,
-    challengeUrl: `${ctx.config.publicUrl}/checkout/challenge/${challengeId}`,
+    challengeUrl: challengeLauncherUrl(ctx.config.publicUrl, challengeId, secret.value),
     windowSize,
   };
 }
@@ -210,7 +214,7 @@ export async function acceptChallengeReturn(
   if (!form.pares || !form.md || form.pares.length > 8192 || form.md.length > 200) {
     return { ok: false, status: 400, reason: 'The authentication answer is incomplete.' };
   }
-  if (!constantTimeEqual(form.md, ch.md)) {
+  if (!challengeSecretMatches(form.md, ch.md)) {
     return { ok: false, status: 403, reason: 'The authentication answer does not match.' };
   }
   if (ch.status !== 'pending') {

@@ -1,5 +1,4 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { randomBytes } from 'node:crypto';
 import { MS } from '../../lib/clock';
 import { errorResponse, parseJsonBody } from '../../lib/http';
 import {
@@ -8,17 +7,24 @@ import {
   PayBodySchema,
 } from '../checkout-api';
 import type { BffContext, BffEnv } from '../context';
-import { clientIp, rateLimit } from '../http/middleware';
+import { rateLimit } from '../http/middleware';
 import { IDEMPOTENCY_KEY, runIdempotent, type StoredAnswer } from '../idempotency';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { HANDSHAKE_HEADER, handshakeKey, openAccept, sealAccept } from '../http/frame-handshake';
+import { securePage, type PagePolicy } from '../http/security-headers';
+import { challengeBootstrapPage } from '../pages/challenge';
 import {
   answeredPage,
   challengeErrorPage,
+  escapeHtml,
   framePage,
   launcherPage,
   localeOf,
   notFoundFramePage,
   type ChallengeProblem,
+  type Locale,
 } from '../pages/html';
+import { challengeSecretMatches } from '../payments/challenge-secret';
 import {
   acceptChallengeReturn,
   cancelChallenge,
@@ -27,7 +33,7 @@ import {
   type StepAnswer,
 } from '../payments/service';
 import { authenticateClientSecret, publicSession, refreshSession } from '../sessions/service';
-import { findChallenge, findSession, setFrameAccept } from '../sessions/store';
+import { findChallenge, findSession, setFrameAccept, type SessionRow } from '../sessions/store';
 import { createPublicKeyCache } from './public-key';
 import { BRAND_SPRITE, BRAND_SPRITE_FILE } from '../pages/brand-sprite';
 import { frameData } from '../pages/frame-data';
@@ -42,18 +48,6 @@ const RETURN_PROBLEMS: Record<400 | 403 | 404 | 409 | 410, ChallengeProblem> = {
   409: 'challengeAnsweredTwice',
   410: 'challengeExpired',
 };
-
-function nonce(): string {
-  return randomBytes(16).toString('base64');
-}
-
-/** Headers every BFF page carries; the CSP is per page. */
-function pageHeaders(c: Context, csp: string): void {
-  c.header('Content-Security-Policy', csp);
-  c.header('X-Content-Type-Options', 'nosniff');
-  c.header('Referrer-Policy', 'no-referrer');
-  c.header('Cache-Control', 'no-store');
-}
 
 /**
  * The frame API is same-origin with the frame page: a browser request from any other origin
@@ -90,9 +84,23 @@ function requireClientSecret(ctx: BffContext): MiddlewareHandler<BffEnv> {
         'Authorization: send Authorization: Bearer <client secret of the checkout session>',
       );
     }
-    c.set('session', session);
+    c.set('session', await adoptHandshake(ctx, c, session));
     await next();
   };
+}
+
+/** Stores the frame page's sealed Accept header when the frame sends it with its secret. */
+async function adoptHandshake(
+  ctx: BffContext,
+  c: Context<BffEnv>,
+  session: SessionRow,
+): Promise<SessionRow> {
+  const seal = c.req.header(HANDSHAKE_HEADER);
+  if (!seal) return session;
+  const accept = openAccept(handshakeKey(ctx.config.merchantSecret), session.id, seal);
+  if (accept === undefined || accept === session.frame_accept) return session;
+  await setFrameAccept(ctx.db, session.id, accept);
+  return { ...session, frame_accept: accept };
 }
 
 function toStored(answer: StepAnswer): StoredAnswer {
@@ -140,7 +148,8 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
     limit: ctx.config.payRateLimitPerMinute,
     windowMs: MS.minute,
     clock: ctx.clock,
-    trustProxy: ctx.config.trustProxy,
+    clientAddress: ctx.clientAddress,
+    what: 'payment attempts',
   });
   return new Hono<BffEnv>()
     .use('*', sameOriginOnly(ctx))
@@ -166,7 +175,7 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
       const body = await parseJsonBody(c, PayBodySchema);
       if (!body.ok) return body.response;
       const facts = {
-        clientIp: clientIp(c, ctx.config.trustProxy),
+        clientIp: ctx.clientAddress(c),
         userAgent: c.req.header('user-agent'),
         accept: c.req.header('accept'),
       };
@@ -190,8 +199,25 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
     });
 }
 
+/** The fields of a form post (urlencoded or multipart); undefined for anything else or a malformed body. */
+async function formFields(c: Context<BffEnv>): Promise<Record<string, unknown> | undefined> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) return undefined;
+  try {
+    return await c.req.parseBody();
+  } catch {
+    return undefined;
+  }
+}
+
+const text = (form: Record<string, unknown>, name: string) => {
+  const v = form[name];
+  return typeof v === 'string' ? v : undefined;
+};
+
 /** `/checkout/frame` and the challenge pages (browsers and the ACS; no secrets in URLs). */
 export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
+  const publicUrl = ctx.config.publicUrl;
   const frameManifest = buildManifestReader(join(ctx.config.staticDir, 'frame', 'manifest.json'));
   const frameScript = () => {
     const m = frameManifest();
@@ -199,36 +225,59 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
       ? { src: `/frame/${encodeURIComponent(m.hashedFile)}`, integrity: m.integrity }
       : { src: '/frame/card-form.js' };
   };
+  const sealKey = handshakeKey(ctx.config.merchantSecret);
+  const page = (
+    c: Context<BffEnv>,
+    policy: PagePolicy,
+    status: ContentfulStatusCode,
+    html: (nonce: string) => string,
+  ) => securePage(c, publicUrl, policy, (n) => c.html(html(n), status));
+  const ended = (
+    c: Context<BffEnv>,
+    locale: Locale,
+    origin: string,
+    problem: ChallengeProblem,
+    status: 404 | 403 | 409 | 410 | 400 | 415,
+  ) => page(c, { frameAncestors: [origin] }, status, () => challengeErrorPage(locale, problem));
+
+  /** The pending challenge of `:id` with its session, or the page that says why not. */
+  async function pendingChallenge(c: Context<BffEnv>, locale: Locale) {
+    const ch = await findChallenge(ctx.db, c.req.param('id') ?? '');
+    const session = ch ? await findSession(ctx.db, ch.session_id) : undefined;
+    if (!ch || !session) {
+      return { response: await ended(c, locale, "'none'", 'challengeUnknown', 404) };
+    }
+    if (ch.status !== 'pending' || ctx.clock.now().getTime() >= Date.parse(ch.expires_at)) {
+      return {
+        response: await ended(c, locale, session.origin, 'challengeEnded', 410),
+      };
+    }
+    return { ch, session };
+  }
+
   return new Hono<BffEnv>()
     .get('/frame', async (c) => {
       const locale = localeOf(c.req.query('locale'));
       const id = c.req.query('session') ?? '';
       const row = id.length <= 64 ? await findSession(ctx.db, id) : undefined;
       if (!row) {
-        pageHeaders(c, "default-src 'none'; frame-ancestors *; base-uri 'none'");
-        return c.html(notFoundFramePage(locale), 404);
+        // Any merchant may frame this answer: it says only that the session does not exist.
+        return page(c, { frameAncestors: ['*'] }, 404, () => notFoundFramePage(locale));
       }
-      const accept = c.req.header('accept');
-      if (accept && accept !== row.frame_accept) await setFrameAccept(ctx.db, row.id, accept);
-      pageHeaders(
-        c,
-        [
-          "default-src 'self'",
-          "img-src 'self' data:",
-          "object-src 'none'",
-          "base-uri 'none'",
-          "form-action 'none'",
-          `frame-ancestors ${row.origin}`,
-        ].join('; '),
-      );
-      return c.html(
+      // The Accept header is sealed into the page, stored only when the frame sends it back
+      // with the client secret (frame-handshake.ts): a bare GET cannot overwrite it.
+      const handshake = sealAccept(sealKey, row.id, c.req.header('accept') ?? '*/*');
+      return page(c, { frameAncestors: [row.origin], selfAssets: true, payment: true }, 200, () =>
         framePage({
           sessionId: row.id,
           origin: row.origin,
           locale,
           data: frameData(locale),
           script: frameScript(),
-        }),
+        }).replace(
+          '<title>',
+          `<meta name="checkout-handshake" content="${escapeHtml(handshake)}">\n<title>`,
+        ),
       );
     })
     .get('/assets/:file', (c) => {
@@ -241,80 +290,92 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
     })
     .get('/challenge/:id', async (c) => {
       const locale = localeOf(c.req.query('locale'));
-      const ch = await findChallenge(ctx.db, c.req.param('id'));
-      const session = ch ? await findSession(ctx.db, ch.session_id) : undefined;
-      if (!ch || !session) {
-        pageHeaders(c, "default-src 'none'; base-uri 'none'");
-        return c.html(challengeErrorPage(locale, 'challengeUnknown'), 404);
-      }
-      const ancestors = `frame-ancestors ${session.origin}`;
-      if (ch.status !== 'pending' || ctx.clock.now().getTime() >= Date.parse(ch.expires_at)) {
-        pageHeaders(c, `default-src 'none'; base-uri 'none'; ${ancestors}`);
-        return c.html(challengeErrorPage(locale, 'challengeEnded'), 410);
+      const found = await pendingChallenge(c, locale);
+      if ('response' in found) return found.response;
+      // No MD or PaReq here: the secret in the fragment is posted back by the page itself.
+      const search = new URL(c.req.url).search;
+      return page(
+        c,
+        { frameAncestors: [found.session.origin], script: true, formAction: ["'self'"] },
+        200,
+        (nonce) =>
+          challengeBootstrapPage({
+            action: `/checkout/challenge/${found.ch.id}${search}`,
+            nonce,
+            locale,
+          }),
+      );
+    })
+    .post('/challenge/:id', async (c) => {
+      const locale = localeOf(c.req.query('locale'));
+      const found = await pendingChallenge(c, locale);
+      if ('response' in found) return found.response;
+      const { ch, session } = found;
+      const form = await formFields(c);
+      const secret = form ? text(form, 'MD') : undefined;
+      if (!challengeSecretMatches(secret, ch.md)) {
+        c.get('log').warn({ challengeId: ch.id }, 'challenge launcher refused: wrong secret');
+        return ended(c, locale, session.origin, 'challengeMismatch', 403);
       }
       // The TermUrl page speaks the launcher's language: the locale rides along in its query.
-      const termUrl = new URL(`${ctx.config.publicUrl}/checkout/challenge/${ch.id}/return`);
+      const termUrl = new URL(`${publicUrl}/checkout/challenge/${ch.id}/return`);
       if (c.req.query('locale') !== undefined) termUrl.searchParams.set('locale', locale);
-      const n = nonce();
-      pageHeaders(
+      return page(
         c,
-        [
-          "default-src 'none'",
-          `script-src 'nonce-${n}'`,
-          `form-action ${new URL(ch.acs_url).origin}`,
-          "base-uri 'none'",
-          ancestors,
-        ].join('; '),
-      );
-      return c.html(
-        launcherPage({
-          acsUrl: ch.acs_url,
-          pareq: ch.pareq,
-          md: ch.md,
-          termUrl: termUrl.href,
-          nonce: n,
-          locale,
-        }),
+        {
+          frameAncestors: [session.origin],
+          script: true,
+          formAction: [new URL(ch.acs_url).origin],
+          payment: true,
+        },
+        200,
+        (nonce) =>
+          launcherPage({
+            acsUrl: ch.acs_url,
+            pareq: ch.pareq,
+            md: secret!,
+            termUrl: termUrl.href,
+            nonce,
+            locale,
+          }),
       );
     })
     .post('/challenge/:id/return', async (c) => {
       const locale = localeOf(c.req.query('locale'));
       const type = c.req.header('content-type') ?? '';
       if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) {
-        pageHeaders(c, "default-src 'none'; base-uri 'none'");
-        return c.html(challengeErrorPage(locale, 'formExpected'), 415);
+        return page(c, { frameAncestors: ["'none'"] }, 415, () =>
+          challengeErrorPage(locale, 'formExpected'),
+        );
       }
-      const form = await c.req.parseBody();
-      const field = (name: string) => {
-        const v = form[name];
-        return typeof v === 'string' ? v : undefined;
-      };
+      const form = await formFields(c);
+      if (!form) {
+        return page(c, { frameAncestors: ["'none'"] }, 400, () =>
+          challengeErrorPage(locale, 'challengeIncomplete'),
+        );
+      }
       const out = await acceptChallengeReturn(ctx, c.req.param('id'), {
-        pares: field('PaRes'),
-        md: field('MD'),
+        pares: text(form, 'PaRes'),
+        md: text(form, 'MD'),
       });
       if (!out.ok) {
         c.get('log').warn(
           { challengeId: c.req.param('id'), status: out.status },
           'challenge answer refused',
         );
-        pageHeaders(c, "default-src 'none'; base-uri 'none'");
-        return c.html(challengeErrorPage(locale, RETURN_PROBLEMS[out.status]), out.status);
+        return page(c, { frameAncestors: ["'none'"] }, out.status, () =>
+          challengeErrorPage(locale, RETURN_PROBLEMS[out.status]),
+        );
       }
-      const n = nonce();
-      pageHeaders(
-        c,
-        `default-src 'none'; script-src 'nonce-${n}'; base-uri 'none'; frame-ancestors ${out.origin}`,
-      );
       c.get('log').info(
         { sessionId: out.challenge.session_id, challengeId: out.challenge.id },
         'challenge answered',
       );
-      return c.html(
+      return page(c, { frameAncestors: [out.origin], script: true }, 200, (nonce) =>
         answeredPage({
           challengeId: out.challenge.id,
           targetOrigin: out.origin,
-          nonce: n,
+          nonce,
           locale,
         }),
       );

@@ -2,8 +2,29 @@ import { Hono } from 'hono';
 import { sql } from 'kysely';
 import type { BffContext, BffEnv } from '../context';
 
+/** How long `/readyz` reuses its gateway check: probes every second must not load the gateway. */
+export const READY_GATEWAY_CACHE_MS = 5_000;
+
 /** `/healthz` (the process answers) and `/readyz` (the store answers, a gateway token works). */
 export function healthRoutes(ctx: BffContext): Hono<BffEnv> {
+  let gatewayCheck: { at: number; result: Promise<boolean> } | undefined;
+  /** One gateway call per few seconds, shared by every probe in between (even concurrent ones). */
+  const gatewayOk = (log: BffContext['logger']): Promise<boolean> => {
+    const now = ctx.clock.now().getTime();
+    if (gatewayCheck && now - gatewayCheck.at < READY_GATEWAY_CACHE_MS) return gatewayCheck.result;
+    const result = ctx.gateway
+      // Needs a valid token: proves the credentials and the gateway both work.
+      .getPublicKey(undefined, { timeoutMs: 5000 })
+      .then(
+        () => true,
+        (err: unknown) => {
+          log.warn({ err: { message: (err as Error).message } }, 'readiness: gateway');
+          return false;
+        },
+      );
+    gatewayCheck = { at: now, result };
+    return result;
+  };
   return new Hono<BffEnv>()
     .get('/healthz', (c) => c.json({ status: 'ok' }))
     .get('/readyz', async (c) => {
@@ -17,13 +38,7 @@ export function healthRoutes(ctx: BffContext): Hono<BffEnv> {
       } catch (err) {
         c.get('log').warn({ err: { message: (err as Error).message } }, 'readiness: database');
       }
-      try {
-        // Needs a valid token: proves the credentials and the gateway both work.
-        await ctx.gateway.getPublicKey(undefined, { timeoutMs: 5000 });
-        checks.gateway = 'ok';
-      } catch (err) {
-        c.get('log').warn({ err: { message: (err as Error).message } }, 'readiness: gateway');
-      }
+      if (await gatewayOk(c.get('log'))) checks.gateway = 'ok';
       const ready = checks.database === 'ok' && checks.gateway === 'ok';
       return c.json({ status: ready ? 'ready' : 'not_ready', checks }, ready ? 200 : 503);
     });

@@ -1,10 +1,12 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
+import { MS } from '../../lib/clock';
 import { queryInt } from '../../gateway/schemas/common';
 import { errorResponse, parseJsonBody, parseQuery } from '../../lib/http';
 import { constantTimeEqual } from '../../lib/secrets';
 import { CreateSessionBodySchema, SESSION_STATUSES } from '../checkout-api';
 import type { BffContext, BffEnv } from '../context';
+import { rateLimit } from '../http/middleware';
 import { createSessionIdempotently } from '../sessions/create-idempotent';
 import { createSession, refreshSession, sessionDetail, sessionSummary } from '../sessions/service';
 import { findSession, listSessions } from '../sessions/store';
@@ -35,6 +37,19 @@ const ListQuerySchema = z
   })
   .strict();
 
+/** Session creation per client address per minute (`BFF_SESSION_RATE_LIMIT`; 0 = none). */
+function sessionLimit(ctx: BffContext): MiddlewareHandler<BffEnv> {
+  const limit = ctx.config.sessionRateLimitPerMinute;
+  if (limit <= 0) return (_c, next) => next();
+  return rateLimit({
+    limit,
+    windowMs: MS.minute,
+    clock: ctx.clock,
+    clientAddress: ctx.clientAddress,
+    what: 'checkout sessions',
+  });
+}
+
 /** The merchant API: `/v1/checkout-sessions` (server to server). */
 export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
   return new Hono<BffEnv>()
@@ -43,7 +58,7 @@ export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
       await next();
       c.header('Cache-Control', 'no-store');
     })
-    .post('/checkout-sessions', async (c) => {
+    .post('/checkout-sessions', sessionLimit(ctx), async (c) => {
       const body = await parseJsonBody(c, CreateSessionBodySchema);
       if (!body.ok) return body.response;
       const key = c.req.header('idempotency-key');

@@ -11,6 +11,7 @@ import type {
   PublicSession,
   SessionStatus,
 } from '../checkout-api';
+import { challengeLauncherUrl, challengeSecret } from '../payments/challenge-secret';
 import type { Plan } from '../../gateway/schemas';
 import type { BffContext } from '../context';
 import { classifyGatewayError } from '../payments/outcomes';
@@ -319,7 +320,11 @@ async function pendingChallenge(
   if (!ch) return undefined;
   return {
     challengeId: ch.id,
-    challengeUrl: `${ctx.config.publicUrl}/checkout/challenge/${ch.id}`,
+    challengeUrl: challengeLauncherUrl(
+      ctx.config.publicUrl,
+      ch.id,
+      challengeSecret(ctx.config.merchantSecret, ch.id).value,
+    ),
     windowSize: ch.window_size as PendingChallenge['windowSize'],
     answered: ch.status === 'answered',
   };

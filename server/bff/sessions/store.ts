@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { PaymentMethod, SessionStatus } from '../checkout-api';
+import { scrubWal } from '../../lib/db';
 import type { BffDb, BffKysely } from '../db';
 
 export type SessionRow = Selectable<BffDb['checkout_sessions']>;
@@ -160,5 +161,7 @@ export async function transitionChallenge(
     .where('id', '=', id)
     .where('status', 'in', [...from])
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+  if (Number(res.numUpdatedRows) !== 1) return false;
+  scrubWal(db);
+  return true;
 }

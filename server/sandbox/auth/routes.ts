@@ -23,7 +23,8 @@ export function authRoutes(ctx: SandboxContext): Hono {
       return errorResponse(c, 401, 'authentication', 'userName or password is incorrect');
     }
     const token = randomBytes(32).toString('base64url');
-    const created = ctx.clock.now();
+    // Security window: token lifetime runs on real time, whatever the sandbox date.
+    const created = ctx.realClock.now();
     const expiration = new Date(created.getTime() + TOKEN_TTL_MS);
     await ctx.db
       .insertInto('access_tokens')
@@ -65,7 +66,7 @@ async function lookupToken(ctx: SandboxContext, hash: string): Promise<TokenRow 
   const hit = cache.get(hash);
   if (hit) {
     // Expired entries leave the cache (the answer is still judged by the caller).
-    if (new Date(hit.expires_at).getTime() <= ctx.clock.now().getTime()) cache.delete(hash);
+    if (new Date(hit.expires_at).getTime() <= ctx.realClock.now().getTime()) cache.delete(hash);
     return hit;
   }
   const row = await ctx.db
@@ -79,7 +80,8 @@ async function lookupToken(ctx: SandboxContext, hash: string): Promise<TokenRow 
 
 /**
  * Requires `Authorization: Bearer <token>` with a live token of `family`. The scheme word is
- * exactly `Bearer`, as the spec says; expiry is judged on the sandbox clock.
+ * exactly `Bearer`, as the spec says; expiry is judged on real time
+ * (a security window), not on the sandbox's business clock.
  */
 export function requireToken(
   ctx: SandboxContext,
@@ -103,7 +105,7 @@ export function requireToken(
           : 'Authorization: a Gateway API token cannot call the Integration API; use /api/authentication/login',
       );
     }
-    if (new Date(row.expires_at).getTime() <= ctx.clock.now().getTime()) {
+    if (new Date(row.expires_at).getTime() <= ctx.realClock.now().getTime()) {
       return deny('Authorization: access token expired; request a new one');
     }
     const client = findClient(ctx, row.user_name);

@@ -30,6 +30,15 @@ export async function loadClockOffset(db: SandboxKysely): Promise<number> {
   return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
+/** A line for start-up when the business clock is not real time, else null. */
+export function clockOffsetNotice(offsetMs: number, now: Date): string | null {
+  const rounded = Math.round(offsetMs / 1000) * 1000;
+  if (rounded === 0) return null;
+  const days = Math.floor(rounded / 86_400_000);
+  const rest = new Date(rounded).toISOString().slice(11, 19);
+  return `  sandbox clock: ${days} d ${rest} ahead of real time (now ${now.toISOString()}); POST /__sandbox/clock/reset brings it back`;
+}
+
 export async function saveClockOffset(db: SandboxKysely, offsetMs: number): Promise<void> {
   await db
     .insertInto('sandbox_state')

@@ -23,23 +23,35 @@ const AdvanceSchema = z
  * (cancellation requests, faults, bank slips, webhook deliveries) in `app.ts`.
  */
 export function clockControlRoutes(ctx: SandboxContext, runResetHooks: () => Promise<void>): Hono {
-  return new Hono()
-    .get('/clock', (c) => c.json({ now: ctx.clock.now().toISOString() }))
-    .post('/clock/advance', async (c) => {
-      const body = await parseJsonBody(c, AdvanceSchema);
-      if (!body.ok) return body.response;
-      const { days = 0, hours = 0, minutes = 0, seconds = 0 } = body.data;
-      const ms = days * MS.day + hours * MS.hour + minutes * MS.minute + seconds * MS.second;
-      const now = await ctx.scheduler.advance(ms);
-      return c.json({ now: now.toISOString() });
-    })
-    .post('/reset', async (c) => {
-      await ctx.scheduler.exclusive(async () => {
-        await wipeData(ctx.db);
-        ctx.clock.reset(0);
-        await saveClockOffset(ctx.db, 0);
-        await runResetHooks();
-      });
-      return c.json({ reset: true, now: ctx.clock.now().toISOString() });
-    });
+  return (
+    new Hono()
+      .get('/clock', (c) =>
+        c.json({ now: ctx.clock.now().toISOString(), offsetMs: ctx.clock.offset }),
+      )
+      // Back to real time, data kept: what was scheduled stays scheduled, at its business time.
+      .post('/clock/reset', async (c) => {
+        await ctx.scheduler.exclusive(async () => {
+          ctx.clock.reset(0);
+          await saveClockOffset(ctx.db, 0);
+        });
+        return c.json({ now: ctx.clock.now().toISOString(), offsetMs: 0 });
+      })
+      .post('/clock/advance', async (c) => {
+        const body = await parseJsonBody(c, AdvanceSchema);
+        if (!body.ok) return body.response;
+        const { days = 0, hours = 0, minutes = 0, seconds = 0 } = body.data;
+        const ms = days * MS.day + hours * MS.hour + minutes * MS.minute + seconds * MS.second;
+        const now = await ctx.scheduler.advance(ms);
+        return c.json({ now: now.toISOString() });
+      })
+      .post('/reset', async (c) => {
+        await ctx.scheduler.exclusive(async () => {
+          await wipeData(ctx.db);
+          ctx.clock.reset(0);
+          await saveClockOffset(ctx.db, 0);
+          await runResetHooks();
+        });
+        return c.json({ reset: true, now: ctx.clock.now().toISOString() });
+      })
+  );
 }

@@ -7,7 +7,7 @@ import type { SandboxContext } from '../context';
 import type { PlainCard } from '../payments/card';
 import { paymentsState } from '../payments/state';
 
-/** A ciphertext older than this (by its own timestamp, on the sandbox clock) is refused. */
+/** A ciphertext older than this (by its own timestamp, on real time) is refused. */
 export const CIPHERTEXT_MAX_AGE_MS = 15 * MS.minute;
 /** Tolerated clock skew of a ciphertext from the future. */
 export const CIPHERTEXT_MAX_SKEW_MS = 5 * MS.minute;
@@ -69,7 +69,8 @@ export async function openEncryptedCard(
     return fail(`the decrypted data lacks or has bad fields: ${fields}`);
   }
   const p = parsed.data;
-  const now = ctx.clock.now().getTime();
+  // Security windows run on real time: the browser's clock, not the sandbox's business date.
+  const now = ctx.realClock.now().getTime();
   if (p.timestamp < now - CIPHERTEXT_MAX_AGE_MS) {
     return fail('is older than 15 minutes; encrypt the card again');
   }
@@ -100,7 +101,7 @@ export async function openEncryptedCard(
   };
 }
 
-/** Drops nonces that can no longer be replayed (at most once a minute of sandbox time). */
+/** Drops nonces that can no longer be replayed (at most once a minute, real time). */
 async function purgeNonces(ctx: SandboxContext, now: number): Promise<void> {
   const state = paymentsState(ctx);
   if (now - state.lastNoncePurgeMs < MS.minute) return;

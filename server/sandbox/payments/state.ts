@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { SandboxContext } from '../context';
 import { CardKeys } from '../keys/card-keys';
 import { OutcomeQueue } from './outcomes';
@@ -9,7 +9,9 @@ export interface PaymentsState {
   outcomes: OutcomeQueue;
   /** HMAC key of PaRes tokens; per process, so a restart voids unfinished challenges. */
   paresSecret: Buffer;
-  /** When used nonces were last purged (sandbox clock, ms). */
+  /** HMAC key of the 3DS card fingerprints: derived from the KEK, never in the database. */
+  cardFingerprintKey: Buffer;
+  /** When used nonces were last purged (real time, ms). */
   lastNoncePurgeMs: number;
 }
 
@@ -21,6 +23,7 @@ export function initPaymentsState(ctx: SandboxContext, kek: Buffer): PaymentsSta
     keys: new CardKeys(ctx, kek),
     outcomes: new OutcomeQueue(),
     paresSecret: randomBytes(32),
+    cardFingerprintKey: createHmac('sha256', kek).update('three-ds card fingerprint').digest(),
     lastNoncePurgeMs: 0,
   };
   states.set(ctx, state);

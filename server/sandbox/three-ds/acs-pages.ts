@@ -122,7 +122,7 @@ function challengePage(c: Context, auth: AuthRow, pareq: string, error?: string)
     `<h1>Confirme a compra / Confirm your purchase</h1>
 <dl>
   <dt>Valor / Amount</dt><dd>${escapeHtml(formatBrl(auth.amount))}</dd>
-  <dt>Cartão / Card</dt><dd>${escapeHtml(auth.masked_number)}</dd>
+  <dt>Cartão / Card</dt><dd>•••• ${escapeHtml(auth.last_four)}</dd>
 </dl>
 <form method="post" action="/acs/challenge/submit">
   <input type="hidden" name="PaReq" value="${escapeHtml(pareq)}">

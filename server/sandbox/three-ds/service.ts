@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { CardBrand, ThreeDs, Validate3dsRequest } from '../../gateway/schemas/payments';
 import { MS } from '../../lib/clock';
 import type { ErrorItem } from '../../lib/http';
@@ -29,13 +29,13 @@ export const SANDBOX_OTP = '1234';
 
 export type AuthRow = ThreeDsTables['three_ds_auths'];
 
-/** Salted SHA-256 of a card number, so validate can prove it is the same card. */
-export function panHash(salt: string, number: string): string {
-  return createHash('sha256').update(salt).update('\0').update(number).digest('hex');
-}
-
-function newSalt(): string {
-  return randomBytes(16).toString('hex');
+/**
+ * Keyed HMAC-SHA-256 of a card number, so validate can prove it is the same card. The key
+ * lives outside the database (derived from the KEK), so a copy of the table cannot be
+ * brute-forced back into card numbers.
+ */
+export function panFingerprint(key: Buffer, number: string): string {
+  return createHmac('sha256', key).update(number).digest('hex');
 }
 
 export interface ChallengeInput {
@@ -43,7 +43,7 @@ export interface ChallengeInput {
   productType: string;
   installments: number;
   brand: CardBrand;
-  /** The card number, or `vault:<vaultId>` for a token: only its salted hash is kept. */
+  /** The card number, or `vault:<vaultId>` for a token: only its keyed fingerprint is kept. */
   cardIdentity: string;
   maskedNumber: string;
   behaviour: 'challenge' | 'challenge_fail';
@@ -60,7 +60,6 @@ export async function createChallenge(
 ): Promise<ThreeDs> {
   const id = randomUUID();
   const ref = randomBytes(16).toString('hex');
-  const salt = newSalt();
   const now = ctx.clock.now();
   await ctx.db
     .insertInto('three_ds_auths')
@@ -72,9 +71,8 @@ export async function createChallenge(
       product_type: input.productType,
       installments: input.installments,
       brand: input.brand,
-      masked_number: input.maskedNumber,
-      pan_salt: salt,
-      pan_hash: panHash(salt, input.cardIdentity),
+      last_four: input.maskedNumber.slice(-4),
+      pan_fingerprint: panFingerprint(paymentsState(ctx).cardFingerprintKey, input.cardIdentity),
       behaviour: input.behaviour,
       return_code: input.returnCode,
       internal_error: input.internalError ? 1 : 0,
@@ -231,7 +229,8 @@ export async function validate3ds(
   }
   const card = await resolvePaymentCard(ctx, client.userName, body.cardInfo);
   if (!card.ok) return { status: 400, body: card.items };
-  if (panHash(auth.pan_salt, card.card.identity) !== auth.pan_hash) {
+  const fingerprint = panFingerprint(state.cardFingerprintKey, card.card.identity);
+  if (!auth.pan_fingerprint || !constantTimeEqual(fingerprint, auth.pan_fingerprint)) {
     return bad('cardInfo', 'is not the card that was authenticated');
   }
   const used = await ctx.db
@@ -253,7 +252,7 @@ export async function validate3ds(
     installments: auth.installments,
     amount: auth.amount,
     brand: auth.brand,
-    maskedNumber: auth.masked_number,
+    maskedNumber: card.card.maskedNumber,
     referenceTransaction: auth.reference_transaction,
     configSplit: null,
     billingId: null,

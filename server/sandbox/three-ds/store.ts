@@ -4,7 +4,11 @@ import type { CardBrand } from '../../gateway/schemas/payments';
 export type ThreeDsAuthStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
 
 export interface ThreeDsTables {
-  /** Challenges waiting for (or done with) the ACS. The card only as masked + salted hash. */
+  /**
+   * Challenges waiting for (or done with) the ACS. The card only as its last four digits and a
+   * keyed HMAC fingerprint whose key is not in the database (derived from the KEK): a row alone
+   * cannot give the number back, as a salted hash of a 16-digit PAN with its BIN could.
+   */
   three_ds_auths: {
     id: string;
     user_name: string;
@@ -14,10 +18,9 @@ export interface ThreeDsTables {
     product_type: string;
     installments: number;
     brand: CardBrand;
-    masked_number: string;
-    pan_salt: string;
-    /** SHA-256 of salt and card number: lets validate check it is the same card. */
-    pan_hash: string;
+    last_four: string;
+    /** HMAC-SHA-256 of the card number under the fingerprint key: validate's same-card check. */
+    pan_fingerprint: string;
     behaviour: 'challenge' | 'challenge_fail';
     /** What the authorization answers once authenticated (card row or override). */
     return_code: string;
@@ -63,6 +66,23 @@ export const threeDsMigrations: Migration[] = [
         .addColumn('completed_at', 'varchar(40)')
         .addColumn('pares_used_at', 'varchar(40)')
         .execute();
+    },
+  },
+  {
+    // First six + last four + salt + SHA-256 gave every PAN back in about a second.
+    name: 'three_ds_0002_card_fingerprint',
+    async up(db) {
+      await db.schema
+        .alterTable('three_ds_auths')
+        .addColumn('last_four', 'varchar(4)', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('three_ds_auths')
+        .addColumn('pan_fingerprint', 'varchar(64)', (c) => c.notNull().defaultTo(''))
+        .execute();
+      for (const column of ['masked_number', 'pan_salt', 'pan_hash']) {
+        await db.schema.alterTable('three_ds_auths').dropColumn(column).execute();
+      }
     },
   },
 ];

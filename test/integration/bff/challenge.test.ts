@@ -31,10 +31,21 @@ async function startChallenge(card = '4000000000002503') {
   return { s, challenge };
 }
 
+/**
+ * What the challenge iframe does: GET the launcher (the fragment stays in the browser), then
+ * post the fragment's secret back, which answers the auto-posting ACS form.
+ */
+async function openLauncher(challengeUrl: string): Promise<HttpAnswer> {
+  const url = new URL(challengeUrl);
+  const boot = await fetch(url.href);
+  expect(boot.status).toBe(200);
+  return postForm(url.origin + url.pathname, { MD: url.hash.slice(1) });
+}
+
 /** Launcher page → ACS → OTP → the ACS answer form aimed at the TermUrl. */
 async function answerAtAcs(challengeUrl: string, otp: string) {
-  const launcher = await fetch(challengeUrl);
-  const launcherForm = readForm(await launcher.text(), challengeUrl);
+  const launcher = await openLauncher(challengeUrl);
+  const launcherForm = readForm(launcher.text, challengeUrl);
   const otpPage = await postForm(launcherForm.action, launcherForm.fields);
   expect(otpPage.status).toBe(200);
   const otpForm = readForm(otpPage.text, launcherForm.action);
@@ -53,11 +64,22 @@ describe('3DS challenge', () => {
   it('pay → launcher → ACS OTP 1234 → TermUrl → complete with a fresh ciphertext → succeeded', async () => {
     const { s, challenge } = await startChallenge();
     expect(challenge.windowSize).toBe('02');
-    expect(challenge.challengeUrl).toBe(`${t.url}/checkout/challenge/${challenge.challengeId}`);
+    // The per-challenge secret rides in the fragment only: never sent to a server or logged.
+    const url = new URL(challenge.challengeUrl);
+    expect(url.origin + url.pathname).toBe(`${t.url}/checkout/challenge/${challenge.challengeId}`);
+    expect(url.search).toBe('');
+    expect(url.hash).toMatch(/^#[0-9a-f]{40}$/);
     expect(await sessionStatus(s.id)).toBe('challenge');
 
+    // The first page shows neither MD nor PaReq: its script posts the fragment back.
+    const boot = await t.request('GET', url.pathname);
+    expect(boot.status).toBe(200);
+    expect(boot.text).not.toContain(url.hash.slice(1));
+    expect(boot.text).not.toMatch(/PaReq|TermUrl/);
+    expect(boot.headers.get('content-security-policy')).toContain("form-action 'self'");
+
     // The launcher page: a form to the ACS, auto-posted by a nonce'd script, a noscript button.
-    const launcher = await t.request('GET', new URL(challenge.challengeUrl).pathname);
+    const launcher = await openLauncher(challenge.challengeUrl);
     expect(launcher.status).toBe(200);
     const csp = launcher.headers.get('content-security-policy') ?? '';
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
@@ -130,8 +152,8 @@ describe('3DS challenge', () => {
     const { s, challenge } = await startChallenge();
     // Three wrong codes exhaust the ACS; its answer then is a failure.
     let acsAnswer: { action: string; fields: Record<string, string> } | undefined;
-    const launcher = await fetch(challenge.challengeUrl);
-    const lf = readForm(await launcher.text(), challenge.challengeUrl);
+    const launcher = await openLauncher(challenge.challengeUrl);
+    const lf = readForm(launcher.text, challenge.challengeUrl);
     let page: HttpAnswer = await postForm(lf.action, lf.fields);
     for (let i = 0; i < 5 && !acsAnswer; i++) {
       const f = readForm(page.text, lf.action);
@@ -198,6 +220,32 @@ describe('3DS challenge', () => {
     expect(json.status).toBe(415);
     // The right answer is still accepted after the refused ones.
     expect((await postForm(acsAnswer.action, acsAnswer.fields)).status).toBe(200);
+  });
+
+  it('the launcher opens only with the per-challenge secret; the BFF stores only its hash', async () => {
+    const { challenge } = await startChallenge();
+    const url = new URL(challenge.challengeUrl);
+    const secret = url.hash.slice(1);
+    const target = url.origin + url.pathname;
+    for (const fields of [{}, { MD: 'f'.repeat(40) }, { MD: secret.slice(0, 39) }]) {
+      const refused = await postForm(target, fields);
+      expect(refused.status).toBe(403);
+      expect(refused.text).not.toMatch(/PaReq|TermUrl/);
+    }
+    const row = await t.bff.ctx.db
+      .selectFrom('challenges')
+      .select(['md', 'pareq'])
+      .where('id', '=', challenge.challengeId)
+      .executeTakeFirstOrThrow();
+    expect(row.md).not.toBe(secret);
+    expect(row.md).toMatch(/^[0-9a-f]{64}$/);
+    // Without the secret nobody can burn the attempt with a junk PaRes at the TermUrl.
+    const junk = await postForm(`${target}/return`, { PaRes: 'junk', MD: 'f'.repeat(40) });
+    expect(junk.status).toBe(403);
+    const launcher = await openLauncher(challenge.challengeUrl);
+    expect(readForm(launcher.text, t.url).fields).toMatchObject({ MD: secret, PaReq: row.pareq });
+    // The secret never reaches a log (it is in no URL the BFF sees).
+    expect(t.logs.join('\n')).not.toContain(secret);
   });
 
   it('cancel: challenge_canceled, retryable, the session open again, no attempt used', async () => {
@@ -342,5 +390,47 @@ describe('3DS challenge', () => {
     expect(all).not.toContain(acsAnswer.fields.PaRes!);
     expect(all).not.toContain(acsAnswer.fields.MD!);
     expect(all).not.toContain('4000000000002503');
+  });
+});
+
+describe('PaRes at rest', () => {
+  it('leaves no copy of a used PaRes in the SQLite files (main, WAL, shm)', async () => {
+    const { mkdtempSync, readdirSync, readFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'bff-pares-'));
+    const onDisk = await startBff({
+      sandbox: t.sandbox,
+      dbUrl: join(dir, 'bff.sqlite'),
+      config: { payRateLimitPerMinute: 10_000 },
+    });
+    try {
+      const s = await onDisk.createSession({ amount: 7_500 });
+      const paid = await onDisk.pay(
+        s.clientSecret,
+        await onDisk.payBody(s.clientSecret, '4000000000002503'),
+      );
+      const challenge = paid.body as Challenge;
+      const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
+      expect((await postForm(acsAnswer.action, acsAnswer.fields)).status).toBe(200);
+      const pares = acsAnswer.fields.PaRes!;
+      const scan = () =>
+        readdirSync(dir)
+          .filter((f) => f.startsWith('bff.sqlite'))
+          .some((f) => readFileSync(join(dir, f)).includes(Buffer.from(pares.slice(0, 48))));
+      // Stored while the challenge waits for the validate call (proves the scan can see it).
+      expect(scan()).toBe(true);
+      const done = await onDisk.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+        body: {
+          challengeId: challenge.challengeId,
+          encryptedCard: await onDisk.encryptCard(s.clientSecret, '4000000000002503'),
+        },
+      });
+      expect((done.body as PayResult).status).toBe('succeeded');
+      expect(scan()).toBe(false);
+    } finally {
+      await onDisk.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

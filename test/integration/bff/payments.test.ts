@@ -401,7 +401,7 @@ describe('rate limit', () => {
 describe('rate limit behind a proxy', () => {
   it('counts per X-Forwarded-For client when the proxy is trusted', async () => {
     const proxied = await startBff({
-      config: { payRateLimitPerMinute: 1, trustProxy: true },
+      config: { payRateLimitPerMinute: 1, trustProxy: ['loopback', '10.0.0.1'] },
       sandbox: t.sandbox,
     });
     try {

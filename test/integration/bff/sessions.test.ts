@@ -147,12 +147,52 @@ describe('GET /checkout/frame', () => {
     expect(res.text).toContain('"cardNumber":"Card number"');
     expect(res.text).toContain('lang="en"');
     expect(res.text).not.toContain('_secret_');
-    const row = await t.bff.ctx.db
-      .selectFrom('checkout_sessions')
-      .select('frame_accept')
-      .where('id', '=', s.id)
-      .executeTakeFirstOrThrow();
-    expect(row.frame_accept).toBe('text/html,application/xhtml+xml;q=0.9,*/*;q=0.8');
+    expect(res.headers.get('permissions-policy')).toContain('payment=(self)');
+  });
+
+  it('stores the frame page Accept header only when the frame sends its seal with the secret', async () => {
+    const s = await t.createSession();
+    const stored = async () =>
+      (
+        await t.bff.ctx.db
+          .selectFrom('checkout_sessions')
+          .select('frame_accept')
+          .where('id', '=', s.id)
+          .executeTakeFirstOrThrow()
+      ).frame_accept;
+    const accept = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8';
+    const page = await t.request('GET', `/checkout/frame?session=${s.id}`, { headers: { accept } });
+    const seal = /<meta name="checkout-handshake" content="([^"]+)">/.exec(page.text)?.[1];
+    expect(seal).toBeTruthy();
+    // The unauthenticated GET alone writes nothing.
+    expect(await stored()).toBeNull();
+    await t.frame(s.clientSecret, 'GET', '/checkout/api/session', {
+      headers: { 'checkout-handshake': seal! },
+    });
+    expect(await stored()).toBe(accept);
+    // Anyone who knows the session id may load the page again: nothing changes.
+    const hostile = await t.request('GET', `/checkout/frame?session=${s.id}`, {
+      headers: { accept: 'text/evil' },
+    });
+    expect(hostile.status).toBe(200);
+    expect(await stored()).toBe(accept);
+    // A seal made for another session, or forged, is ignored even with the secret.
+    const other = await t.createSession();
+    const otherPage = await t.request('GET', `/checkout/frame?session=${other.id}`, {
+      headers: { accept: 'text/other' },
+    });
+    const otherSeal = /<meta name="checkout-handshake" content="([^"]+)">/.exec(
+      otherPage.text,
+    )![1]!;
+    for (const bad of [
+      otherSeal,
+      `${Buffer.from('text/evil').toString('base64url')}.${'A'.repeat(43)}`,
+    ]) {
+      await t.frame(s.clientSecret, 'GET', '/checkout/api/session', {
+        headers: { 'checkout-handshake': bad },
+      });
+    }
+    expect(await stored()).toBe(accept);
   });
 
   it('serves the brand sprite under its content hash, immutable; any other name is 404', async () => {

@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 const ACCOUNT = 1001;
-const card = (number: string) => encryptCard(pem, number, sb.clock.now());
+const card = (number: string) => encryptCard(pem, number, sb.realClock.now());
 
 describe('gateway client against the sandbox: reconciliation', () => {
   it('finds an approved payment by code, auth code and operation date', async () => {

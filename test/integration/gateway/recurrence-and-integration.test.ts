@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 const ACCOUNT = 1001;
-const card = (number: string) => encryptCard(pem, number, sb.clock.now());
+const card = (number: string) => encryptCard(pem, number, sb.realClock.now());
 
 describe('gateway client against the sandbox: recurrence', () => {
   it('plans: create, read, search, update, status', async () => {

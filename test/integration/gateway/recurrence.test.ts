@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 async function vaultOf(number: string): Promise<string> {
-  const card = encryptCard(pem, number, sb.clock.now());
+  const card = encryptCard(pem, number, sb.realClock.now());
   return (await gc.vaultCard({ cardInfo: { cardholderName: 'ANA SILVA', encryptedCard: card } }))
     .vaultId;
 }

@@ -87,10 +87,29 @@ describe('bearer tokens', () => {
   it('a live token passes to routing (404 for an unknown path), an expired one is 401', async () => {
     const t = await sb.token();
     expect((await sb.call('GET', '/v1/anything', { token: t })).status).toBe(404);
-    await sb.call('POST', '/__sandbox/clock/advance', { token: null, body: { minutes: 61 } });
+    sb.realClock.advance(61 * 60_000);
     const res = await sb.call('GET', '/v1/anything', { token: t });
     expect(res.status).toBe(401);
     expect(JSON.stringify(res.body)).toContain('expired');
+  });
+
+  it('token lifetime runs on real time: advancing the sandbox clock does not expire a token', async () => {
+    const t = await sb.token();
+    const moved = await sb.call('POST', '/__sandbox/clock/advance', {
+      token: null,
+      body: { days: 40 },
+    });
+    expect(moved.status).toBe(200);
+    expect((await sb.call('GET', '/v1/anything', { token: t })).status).toBe(404);
+    // A token issued now lives an hour of real time, not of the sandbox's business date.
+    const fresh = await sb.call('POST', '/api/auth/token', {
+      token: null,
+      body: { userName: 'sandbox', password: 'sandbox' },
+    });
+    const expiration = Date.parse((fresh.body as { expiration: string }).expiration);
+    expect(expiration - sb.realClock.now().getTime()).toBeLessThanOrEqual(60 * 60_000);
+    expect(expiration - sb.realClock.now().getTime()).toBeGreaterThan(50 * 60_000);
+    await sb.call('POST', '/__sandbox/clock/reset', { token: null });
   });
 
   it('a token already used is unknown after a sandbox reset', async () => {

@@ -49,7 +49,7 @@ describe('GET /v1/cards/public-key', () => {
       const encryptedCard = encryptCard(
         pem.key,
         { number: '4000000000002701' },
-        { timestamp: second.clock.now().getTime() },
+        { timestamp: second.realClock.now().getTime() },
       );
       const paid = await second.call('POST', '/v1/payments', {
         body: creditBody({ cardholderName: 'A', encryptedCard }),

@@ -33,7 +33,7 @@ describe('no card data at rest or in logs', () => {
         const c = encryptCard(
           pem,
           { number, securityCode: number.startsWith('34') ? '9876' : '987' },
-          { timestamp: sb.clock.now().getTime() },
+          { timestamp: sb.realClock.now().getTime() },
         );
         ciphertexts.push(c);
         return c;

@@ -57,7 +57,7 @@ describe('expired tokens', () => {
   it('an expired token is refused', async () => {
     const own = await startSandbox();
     const t = await own.token();
-    own.clock.advance(61 * 60_000);
+    own.realClock.advance(61 * 60_000);
     const res = await own.call('GET', '/v1/cards/public-key', { token: t });
     expectFieldError(res, 401, 'Authorization');
     expect(JSON.stringify(res.body)).toContain('expired');
@@ -345,7 +345,7 @@ describe('POST /v1/payments/3ds field rules', () => {
 });
 
 describe('encrypted cards', () => {
-  const now = () => sb.clock.now().getTime();
+  const now = () => sb.realClock.now().getTime();
   const pay = (encryptedCard: string) =>
     sb.call('POST', '/v1/payments', {
       body: creditBody({ cardholderName: 'MARIA', encryptedCard }),

@@ -26,7 +26,7 @@ describe('POST /v1/payments (credit)', () => {
     const encryptedCard = encryptCard(
       pem,
       { number: '4000000000002701' },
-      { timestamp: sb.clock.now().getTime() },
+      { timestamp: sb.realClock.now().getTime() },
     );
     const res = await sb.call('POST', '/v1/payments', {
       body: creditBody({ cardholderName: 'MARIA SILVA', encryptedCard }),

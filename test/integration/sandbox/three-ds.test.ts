@@ -71,7 +71,7 @@ async function validate(
   const encryptedCard = encryptCard(
     pem,
     { number: opts.number ?? '4000000000002503' },
-    { timestamp: sb.clock.now().getTime() },
+    { timestamp: sb.realClock.now().getTime() },
   );
   const body = debitBody(
     { cardholderName: 'MARIA SILVA', encryptedCard },
@@ -99,7 +99,8 @@ describe('ACS challenge over HTTP form posts', () => {
     expect(opened.html).toContain('value="submit"');
     expect(opened.html).toContain('value="cancel"');
     expect(opened.html).toContain('R$ 25,00');
-    expect(opened.html).toContain('400000*****2503');
+    expect(opened.html).toContain('•••• 2503');
+    expect(opened.html).not.toContain('400000');
     expect(opened.html).not.toContain('4000000000002503');
     // The answer page auto-posts PaRes and MD to the TermUrl, with a CSP nonce on its script.
     expect(last.html).toContain(`action="${TERM_URL}"`);
@@ -197,5 +198,39 @@ describe('ACS challenge over HTTP form posts', () => {
     const { last } = await runAcs(ch, ['cancel'], '"><script>alert(1)</script>');
     expect(last.html).not.toContain('<script>alert(1)</script>');
     expect(hidden(last.html, 'MD')).toBe('&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+});
+
+describe('card data at rest in three_ds_auths', () => {
+  it('keeps only the last four and a keyed fingerprint that a copy of the row cannot reverse', async () => {
+    const number = '4000000000002503';
+    const ch = await startChallenge(number);
+    const row = (await sb.sandbox.ctx.db
+      .selectFrom('three_ds_auths')
+      .selectAll()
+      .where('id', '=', ch.authenticationTransactionId)
+      .executeTakeFirstOrThrow()) as Record<string, unknown>;
+    expect(row.last_four).toBe('2503');
+    for (const gone of ['masked_number', 'pan_salt', 'pan_hash'])
+      expect(row).not.toHaveProperty(gone);
+    const values = Object.values(row).map(String).join('\n');
+    expect(values).not.toContain('400000');
+    // The fingerprint is not a plain or salted hash that could be brute-forced from the row:
+    // no key in the database reproduces it.
+    const { createHash } = await import('node:crypto');
+    expect(row.pan_fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.pan_fingerprint).not.toBe(createHash('sha256').update(number).digest('hex'));
+    const state = await sb.sandbox.ctx.db.selectFrom('sandbox_state').selectAll().execute();
+    const { createHmac } = await import('node:crypto');
+    for (const s of state) {
+      expect(createHmac('sha256', s.value).update(number).digest('hex')).not.toBe(
+        row.pan_fingerprint,
+      );
+    }
+    // Still the same-card check validate needs.
+    const { last } = await runAcs(ch, ['1234']);
+    const pares = hidden(last.html, 'PaRes')!;
+    expectFieldError(await validate(ch, pares, { number: '4000000000002701' }), 400, 'cardInfo');
+    expect((await validate(ch, pares)).status).toBe(200);
   });
 });

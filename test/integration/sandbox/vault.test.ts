@@ -30,7 +30,7 @@ describe('POST /v1/cards/vault', () => {
     const encryptedCard = encryptCard(
       pem,
       { number: '5200000000002235' },
-      { timestamp: sb.clock.now().getTime() },
+      { timestamp: sb.realClock.now().getTime() },
     );
     const res = await vault({ cardholderName: 'JOAO SOUZA', encryptedCard });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

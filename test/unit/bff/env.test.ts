@@ -50,12 +50,61 @@ describe('readBffEnv', () => {
     expect(env.gateway.credentials.integration).toEqual({ userName: 'int', password: 'pw' });
   });
 
+  const PRODUCTION = {
+    NODE_ENV: 'production',
+    BFF_MERCHANT_SECRET: 'sk_live_0123456789',
+    BFF_WEBHOOK_USER: 'acquirer',
+    BFF_WEBHOOK_PASSWORD: 'a-long-random-password',
+    BFF_PUBLIC_URL: 'https://pay.example',
+    GATEWAY_USERNAME: 'merchant-42',
+    GATEWAY_PASSWORD: 'gw-password',
+  };
+
   it('requires BFF_MERCHANT_SECRET in production, naming it', () => {
-    expect(() => readBffEnv({ NODE_ENV: 'production' })).toThrow(
+    expect(() => readBffEnv({ ...PRODUCTION, BFF_MERCHANT_SECRET: undefined })).toThrow(
       /BFF_MERCHANT_SECRET: is required/,
     );
-    const env = readBffEnv({ NODE_ENV: 'production', BFF_MERCHANT_SECRET: 'sk_live_0123456789' });
+    const env = readBffEnv(PRODUCTION);
     expect(env.config.merchantSecret).toBe('sk_live_0123456789');
+    expect(env.warnings).toEqual([]);
+  });
+
+  it.each([
+    [{ BFF_MERCHANT_SECRET: 'sk_test_local' }, 'BFF_MERCHANT_SECRET: must not be the demo secret'],
+    [{ BFF_WEBHOOK_USER: undefined, BFF_WEBHOOK_PASSWORD: undefined }, 'BFF_WEBHOOK_PASSWORD'],
+    [{ BFF_WEBHOOK_PASSWORD: 'gateway' }, 'BFF_WEBHOOK_PASSWORD: must be set'],
+    [{ BFF_WEBHOOK_USER: 'gateway' }, 'BFF_WEBHOOK_USER: must be set'],
+    [{ BFF_PUBLIC_URL: 'http://pay.example' }, 'BFF_PUBLIC_URL: must be an https:// URL'],
+    [{ BFF_PUBLIC_URL: undefined }, 'BFF_PUBLIC_URL'],
+    [
+      { GATEWAY_USERNAME: undefined, GATEWAY_PASSWORD: undefined },
+      "GATEWAY_USERNAME: must not be the sandbox's",
+    ],
+    [
+      { INTEGRATION_USERNAME: 'sandbox', INTEGRATION_PASSWORD: 'sandbox' },
+      "INTEGRATION_USERNAME: must not be the sandbox's",
+    ],
+  ])('production refuses %o with one line naming it', (vars, line) => {
+    expect(() => readBffEnv({ ...PRODUCTION, ...vars })).toThrow(line);
+  });
+
+  it('warns outside production when the webhook credentials are the defaults', () => {
+    expect(readBffEnv({}).warnings.join('\n')).toMatch(/BFF_WEBHOOK_USER and BFF_WEBHOOK_PASSWORD/);
+    expect(
+      readBffEnv({ BFF_WEBHOOK_USER: 'u1', BFF_WEBHOOK_PASSWORD: 'p1-secret' }).warnings,
+    ).toEqual([]);
+  });
+
+  it('reads BFF_TRUST_PROXY as hops or proxy addresses, and the session rate limit', () => {
+    expect(readBffEnv({}).config.trustProxy).toBe(false);
+    expect(readBffEnv({ BFF_TRUST_PROXY: 'true' }).config.trustProxy).toBe(1);
+    expect(readBffEnv({ BFF_TRUST_PROXY: '2' }).config.trustProxy).toBe(2);
+    expect(readBffEnv({ BFF_TRUST_PROXY: 'loopback, 10.0.0.0/8' }).config.trustProxy).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+    ]);
+    expect(readBffEnv({}).config.sessionRateLimitPerMinute).toBe(600);
+    expect(readBffEnv({ BFF_SESSION_RATE_LIMIT: '0' }).config.sessionRateLimitPerMinute).toBe(0);
   });
 
   it.each([
@@ -66,6 +115,8 @@ describe('readBffEnv', () => {
     [{ RECURRENCE_USERNAME: 'r' }, 'RECURRENCE_PASSWORD'],
     [{ BFF_MERCHANT_SECRET: 'short' }, 'BFF_MERCHANT_SECRET'],
     [{ BFF_TRUST_PROXY: 'yes' }, 'BFF_TRUST_PROXY'],
+    [{ BFF_TRUST_PROXY: '10.0.0.0/99' }, 'BFF_TRUST_PROXY'],
+    [{ BFF_SESSION_RATE_LIMIT: '-1' }, 'BFF_SESSION_RATE_LIMIT'],
   ])('rejects %o naming %s', (vars, name) => {
     expect(() => readBffEnv(vars)).toThrow(
       new RegExp(`invalid BFF configuration:[\\s\\S]*${name}:`),

@@ -1,0 +1,36 @@
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '../../lib/secrets';
+
+/**
+ * The Accept header of the frame page is 3DS device data the BFF adds (JavaScript cannot read
+ * it). `GET /checkout/frame` needs no secret, so it must not write it: it only seals the value
+ * into the page (`<meta name="checkout-handshake">`), bound to the session by an HMAC. The
+ * frame sends the seal back with its client secret (`Checkout-Handshake` header), and only then
+ * is it stored: only the frame of the session's own handshake can set it.
+ */
+export const HANDSHAKE_HEADER = 'checkout-handshake';
+
+const MAX_ACCEPT = 255;
+
+export function handshakeKey(merchantSecret: string): Buffer {
+  return createHmac('sha256', merchantSecret).update('bff frame handshake v1').digest();
+}
+
+function mac(key: Buffer, sessionId: string, accept: string): string {
+  return createHmac('sha256', key).update(`${sessionId}\n${accept}`).digest('base64url');
+}
+
+/** The seal of the frame page's Accept header for one session. */
+export function sealAccept(key: Buffer, sessionId: string, accept: string): string {
+  const value = accept.slice(0, MAX_ACCEPT);
+  return `${Buffer.from(value, 'utf8').toString('base64url')}.${mac(key, sessionId, value)}`;
+}
+
+/** The Accept header sealed for this session, or undefined for anything else. */
+export function openAccept(key: Buffer, sessionId: string, seal: string): string | undefined {
+  const m = /^([A-Za-z0-9_-]{1,400})\.([A-Za-z0-9_-]{43})$/.exec(seal);
+  if (!m) return undefined;
+  const accept = Buffer.from(m[1]!, 'base64url').toString('utf8');
+  if (accept.length > MAX_ACCEPT) return undefined;
+  return constantTimeEqual(m[2]!, mac(key, sessionId, accept)) ? accept : undefined;
+}
