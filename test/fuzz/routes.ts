@@ -144,6 +144,7 @@ export function routeTable(): FuzzRoute[] {
     }),
     bff('GET', '/widget/*'),
     bff('GET', '/frame/*'),
+    bff('GET', '/checkout/assets/:id', { ids: () => ['brands.0123456789.svg'] }),
     // ---------------------------------------------------------------- sandbox
     sandbox('POST', '/api/auth/token', { valid: () => ({ userName: 'sandbox', password: 'x' }) }),
     sandbox('POST', '/api/authentication/login', {
@@ -259,6 +260,12 @@ export function routeTable(): FuzzRoute[] {
     }),
     sandbox('POST', '/__sandbox/bank-slips/:id/pay', { valid: () => ({ value: 10 }) }),
     sandbox('GET', '/__sandbox/webhook-deliveries'),
+    sandbox('GET', '/__sandbox/callback-deliveries'),
+    sandbox('GET', '/__sandbox/accounts/:id/anticipation', { ids: () => ['1001'] }),
+    sandbox('PUT', '/__sandbox/accounts/:id/anticipation', {
+      ids: () => ['1001'],
+      valid: () => ({ enabled: false }),
+    }),
     sandbox('POST', '/__sandbox/webhook-deliveries/:id/redeliver'),
     sandbox('GET', '/__sandbox/reconciliation/fees'),
     sandbox('PUT', '/__sandbox/reconciliation/fees', { valid: () => ({ credit: 2.5 }) }),
