@@ -1,10 +1,6 @@
 import type { Logger } from 'pino';
 import { prefixedId } from '../../lib/ids';
-import {
-  challengeLauncherUrl,
-  challengeSecret,
-  challengeSecretMatches,
-} from './challenge-secret';
+import { challengeLauncherUrl, challengeSecret, challengeSecretMatches } from './challenge-secret';
 import type {
   ChallengeCancelBody,
   ChallengeCompleteBody,
