@@ -39,7 +39,7 @@ async function openLauncher(challengeUrl: string): Promise<HttpAnswer> {
   const url = new URL(challengeUrl);
   const boot = await fetch(url.href);
   expect(boot.status).toBe(200);
-  return postForm(url.origin + url.pathname, { MD: url.hash.slice(1) });
+  return postForm(url.origin + url.pathname + url.search, { MD: url.hash.slice(1) });
 }
 
 /** Launcher page → ACS → OTP → the ACS answer form aimed at the TermUrl. */
@@ -323,9 +323,12 @@ describe('3DS challenge', () => {
 
   it("the challenge pages speak the shopper's language, carried by the locale parameter", async () => {
     const { challenge } = await startChallenge();
-    const url = `${challenge.challengeUrl}?locale=en`;
-    const launcher = await fetch(url);
-    const html = await launcher.text();
+    const u = new URL(challenge.challengeUrl);
+    u.searchParams.set('locale', 'en');
+    const url = u.href;
+    const boot = await (await fetch(url)).text();
+    expect(boot).toContain('<html lang="en">');
+    const html = (await openLauncher(url)).text;
     expect(html).toContain('<html lang="en">');
     expect(html).toContain('Taking you to your card issuer');
     const form = readForm(html, url);
@@ -344,7 +347,8 @@ describe('3DS challenge', () => {
     const again = await postForm(acsAnswer.action, acsAnswer.fields);
     expect(again.status).toBe(409);
     expect(again.text).toContain('This authentication was already answered.');
-    const ended = await fetch(`${challenge.challengeUrl}?locale=pt-BR`);
+    u.searchParams.set('locale', 'pt-BR');
+    const ended = await fetch(u.href);
     expect(ended.status).toBe(410);
     expect(await ended.text()).toContain('Esta autenticação já terminou.');
     const unknown = await fetch(`${t.url}/checkout/challenge/ch_nope`);

@@ -159,8 +159,10 @@ describe('a crash during a gateway call does not strand the charge', { timeout: 
       { status: 'challenge' }
     >;
     expect(challenge.status).toBe('challenge');
-    const launcher = await fetch(challenge.challengeUrl);
-    const launcherForm = readForm(await launcher.text(), challenge.challengeUrl);
+    // The launcher opens with the per-challenge secret the URL's fragment carries.
+    const url = new URL(challenge.challengeUrl);
+    const launcher = await postForm(url.origin + url.pathname, { MD: url.hash.slice(1) });
+    const launcherForm = readForm(launcher.text, challenge.challengeUrl);
     const otpPage = await postForm(launcherForm.action, launcherForm.fields);
     const otpForm = readForm(otpPage.text, launcherForm.action);
     const answer = await postForm(otpForm.action, {
