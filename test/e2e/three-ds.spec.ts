@@ -187,16 +187,20 @@ test.describe('the 3-D Secure dialog', () => {
     page,
   }) => {
     // The bank's answer arrives, but the page goes away before the frame's complete call.
+    // The complete call never reaches the BFF: a held route may be let through when the page
+    // reloads, so it is refused at once (the old frame is gone before it could retry).
     const held: Route[] = [];
-    await page.route('**/checkout/api/challenge/complete', (route) => void held.push(route));
+    await page.route('**/checkout/api/challenge/complete', (route) => {
+      held.push(route);
+      return route.abort();
+    });
     await checkout.payWith({ number: CARDS.challenge }, 'debit');
     await checkout.challenge.expectOpen();
     await checkout.challenge.submitOtp(OTP);
     await checkout.challenge.expectClosed();
     await expect.poll(() => held.length).toBe(1);
     await page.reload();
-    // The held call never reached the BFF; the new page's calls go through.
-    await held[0]!.abort().catch(() => undefined);
+    // The new page's calls go through.
     await page.unroute('**/checkout/api/challenge/complete');
 
     await expect(checkout.pay).toHaveText(/Continuar com o banco/);
