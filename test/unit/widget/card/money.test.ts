@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatBRL, installmentOptions, splitInstallments } from '../../../../widget/card/money';
 
@@ -10,6 +11,16 @@ describe('formatBRL', () => {
     [10000, `R$${nbsp}100,00`],
     [123456789, `R$${nbsp}1.234.567,89`],
   ])('%i → %s', (cents, out) => expect(formatBRL(cents)).toBe(out));
+
+  it('writes exactly what Intl.NumberFormat writes for BRL in pt-BR', () => {
+    const intl = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
+    fc.assert(
+      fc.property(fc.integer({ min: -1e12, max: 1e12 }), (cents) => {
+        expect(formatBRL(cents)).toBe(intl.format(cents / 100));
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 describe('splitInstallments', () => {
