@@ -59,11 +59,15 @@ test.describe('3-D Secure', () => {
 
   test('closing the challenge dialog cancels the attempt', async ({ checkout, merchant }) => {
     const sessionId = await checkout.sessionId();
+    // The bank's iframe exists only while a challenge is open (none to build at page load).
+    expect(await checkout.challenge.hostFrames()).toBe(1);
     await checkout.payWith({ number: CARDS.challenge }, 'debit');
     await checkout.challenge.expectOpen();
     await checkout.challenge.acsFrame();
+    expect(await checkout.challenge.hostFrames()).toBe(2);
     await checkout.challenge.close();
     await checkout.challenge.expectClosed();
+    expect(await checkout.challenge.hostFrames()).toBe(1);
 
     const failed = await checkout.waitForEvent('checkout-failed');
     expect(failed.code).toBe('challenge_canceled');
@@ -127,11 +131,15 @@ test.describe('the 3-D Secure dialog', () => {
     merchant,
   }) => {
     const sessionId = await checkout.sessionId();
+    // The bank's iframe exists only while a challenge is open (none to build at page load).
+    expect(await checkout.challenge.hostFrames()).toBe(1);
     await checkout.payWith({ number: CARDS.challenge }, 'debit');
     await checkout.challenge.expectOpen();
     await checkout.challenge.acsFrame();
+    expect(await checkout.challenge.hostFrames()).toBe(2);
     await checkout.challenge.close();
     await checkout.challenge.expectClosed();
+    expect(await checkout.challenge.hostFrames()).toBe(1);
     await checkout.waitForEvent('checkout-failed');
     await expect(checkout.alert).toHaveText(
       'A confirmação com o banco foi cancelada. Tente de novo. Restam 3 tentativas.',

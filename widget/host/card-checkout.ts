@@ -96,7 +96,8 @@ export class CardCheckout extends HTMLElement {
   #root: ShadowRoot;
   #frame: HTMLIFrameElement;
   #dialog: HTMLDialogElement;
-  #challengeFrame: HTMLIFrameElement;
+  /** Made when a challenge opens, dropped when it closes: no second frame to pay for at load. */
+  #challengeFrame: HTMLIFrameElement | null = null;
   #title: HTMLHeadingElement;
   #closeButton: HTMLButtonElement;
   #port: MessagePort | null = null;
@@ -110,11 +111,10 @@ export class CardCheckout extends HTMLElement {
   constructor() {
     super();
     this.#root = this.attachShadow({ mode: 'open' });
-    this.#root.innerHTML = `<style>${STYLES}</style><iframe part="frame" scrolling="no" referrerpolicy="origin"></iframe><dialog part="challenge-dialog" aria-labelledby="t"><header part="challenge-header"><h2 id="t"></h2><button part="challenge-close" type="button">×</button></header><iframe part="challenge-frame" autofocus allow="payment *; publickey-credentials-get *"></iframe></dialog>`;
+    this.#root.innerHTML = `<style>${STYLES}</style><iframe part="frame" scrolling="no" referrerpolicy="origin"></iframe><dialog part="challenge-dialog" aria-labelledby="t"><header part="challenge-header"><h2 id="t"></h2><button part="challenge-close" type="button">×</button></header></dialog>`;
     const $ = <T extends Element>(sel: string): T => this.#root.querySelector(sel) as T;
     this.#frame = $('[part=frame]');
     this.#dialog = $('dialog');
-    this.#challengeFrame = $('[part=challenge-frame]');
     this.#title = $('h2');
     this.#closeButton = $('button');
     this.#closeButton.addEventListener('click', () => this.#closeChallenge('closed'));
@@ -288,7 +288,7 @@ export class CardCheckout extends HTMLElement {
       isChallengeAnswered(data) &&
       data.challengeId === this.#challenge?.challengeId &&
       // Only the page in our own challenge iframe: not another window of the BFF origin.
-      event.source === this.#challengeFrame.contentWindow
+      event.source === this.#challengeFrame?.contentWindow
     ) {
       this.#closeChallenge('answered');
     }
@@ -358,16 +358,20 @@ export class CardCheckout extends HTMLElement {
     if (url.origin !== this.#bffOrigin) return;
     this.#closeChallenge('closed');
     this.#dialog.dataset.size = size;
+    const frame = document.createElement('iframe');
+    frame.setAttribute('part', 'challenge-frame');
+    // Focus goes into the bank's page when the dialog opens, not to the close button.
+    frame.autofocus = true;
+    frame.allow = 'payment *; publickey-credentials-get *';
     if (size !== '05') {
       const px = CHALLENGE_WINDOW_PIXELS[size];
-      this.#challengeFrame.width = String(px.width);
-      this.#challengeFrame.height = String(px.height);
-    } else {
-      this.#challengeFrame.removeAttribute('width');
-      this.#challengeFrame.removeAttribute('height');
+      frame.width = String(px.width);
+      frame.height = String(px.height);
     }
-    this.#challengeFrame.title = TEXT[this.locale].challenge;
-    this.#challengeFrame.src = url.href;
+    frame.title = TEXT[this.locale].challenge;
+    frame.src = url.href;
+    this.#dialog.append(frame);
+    this.#challengeFrame = frame;
     this.#challenge = {
       challengeId,
       timer: setTimeout(() => this.#closeChallenge('timeout'), CHALLENGE_TIMEOUT_MS),
@@ -382,7 +386,8 @@ export class CardCheckout extends HTMLElement {
     this.#challenge = null;
     clearTimeout(challenge.timer);
     if (this.#dialog.open) this.#dialog.close();
-    this.#challengeFrame.src = 'about:blank';
+    this.#challengeFrame?.remove();
+    this.#challengeFrame = null;
     this.#post(
       reason === 'answered'
         ? { type: 'challenge-answered', challengeId: challenge.challengeId }

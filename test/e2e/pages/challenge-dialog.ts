@@ -58,6 +58,14 @@ export class ChallengeDialog {
     await acs.getByRole('button', { name: /Cancelar/ }).click();
   }
 
+  /** How many iframes the host holds: the card form's, plus the bank's while a challenge is open. */
+  async hostFrames(): Promise<number> {
+    return this.page.evaluate(
+      () =>
+        document.querySelector('card-checkout')?.shadowRoot?.querySelectorAll('iframe').length ?? 0,
+    );
+  }
+
   /** The `part` of what has the focus in the host's shadow root (the dialog lives there). */
   async focusedPart(): Promise<string | null> {
     return this.page.evaluate(
