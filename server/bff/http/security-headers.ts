@@ -89,6 +89,11 @@ export async function securePage(
   const framed = !policy.frameAncestors.includes("'none'");
   const middleware = secureHeaders({
     ...sharedOptions(publicUrl.startsWith('https:')),
+    // A framed page is not asked into an origin-keyed agent cluster: with the merchant on the
+    // same site that forces the card form into a process of its own, ≈ 150 ms before its first
+    // byte of script runs (measured, test/bench/checkout-ready.ts). Browsers already refuse
+    // `document.domain` by default; the frame's CSP and frame-ancestors are unchanged.
+    originAgentCluster: !framed,
     contentSecurityPolicy: {
       defaultSrc: [policy.selfAssets ? "'self'" : "'none'"],
       ...(policy.selfAssets ? { imgSrc: ["'self'", 'data:'], objectSrc: ["'none'"] } : {}),

@@ -153,6 +153,13 @@ describe('security headers (hono/secure-headers)', () => {
       expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
       // Plain-HTTP public URL (the test BFF): no HSTS.
       expect(res.headers.get('strict-transport-security'), path).toBeNull();
+      // A page the merchant frames (the card form): no origin-keyed cluster (its own process,
+      // slow to start); every page that is never framed keeps it.
+      const framed = !res.headers
+        .get('content-security-policy')!
+        .includes("frame-ancestors 'none'");
+      expect(framed, path).toBe(path.startsWith('/checkout/frame'));
+      expect(res.headers.get('origin-agent-cluster'), path).toBe(framed ? null : '?1');
     }
     const refused = await t.request('POST', '/checkout/challenge/ch_nope/return', {
       body: 'PaRes=x&MD=y',
