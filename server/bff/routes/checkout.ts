@@ -1,4 +1,5 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { compress } from 'hono/compress';
 import { MS } from '../../lib/clock';
 import { errorResponse, parseJsonBody } from '../../lib/http';
 import {
@@ -255,129 +256,133 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
     return { ch, session };
   }
 
-  return new Hono<BffEnv>()
-    .get('/frame', async (c) => {
-      const locale = localeOf(c.req.query('locale'));
-      const id = c.req.query('session') ?? '';
-      const row = id.length <= 64 ? await findSession(ctx.db, id) : undefined;
-      if (!row) {
-        // Any merchant may frame this answer: it says only that the session does not exist.
-        return page(c, { frameAncestors: ['*'] }, 404, () => notFoundFramePage(locale));
-      }
-      // The Accept header is sealed into the page, stored only when the frame sends it back
-      // with the client secret (frame-handshake.ts): a bare GET cannot overwrite it.
-      const handshake = sealAccept(sealKey, row.id, c.req.header('accept') ?? '*/*');
-      return page(c, { frameAncestors: [row.origin], selfAssets: true, payment: true }, 200, () =>
-        framePage({
-          sessionId: row.id,
-          origin: row.origin,
-          locale,
-          data: frameData(locale),
-          script: frameScript(),
-        }).replace(
-          '<title>',
-          `<meta name="checkout-handshake" content="${escapeHtml(handshake)}">\n<title>`,
-        ),
-      );
-    })
-    .get('/assets/:file', (c) => {
-      if (c.req.param('file') !== BRAND_SPRITE_FILE) return c.notFound();
-      // Content-hashed name: the file behind it never changes.
-      c.header('Cache-Control', 'public, max-age=31536000, immutable');
-      c.header('X-Content-Type-Options', 'nosniff');
-      c.header('Content-Security-Policy', "default-src 'none'");
-      return c.body(BRAND_SPRITE, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
-    })
-    .get('/challenge/:id', async (c) => {
-      const locale = localeOf(c.req.query('locale'));
-      const found = await pendingChallenge(c, locale);
-      if ('response' in found) return found.response;
-      // No MD or PaReq here: the secret in the fragment is posted back by the page itself.
-      const search = new URL(c.req.url).search;
-      return page(
-        c,
-        { frameAncestors: [found.session.origin], script: true, formAction: ["'self'"] },
-        200,
-        (nonce) =>
-          challengeBootstrapPage({
-            action: `/checkout/challenge/${found.ch.id}${search}`,
+  return (
+    new Hono<BffEnv>()
+      // The page carries the form's messages and styles (≈ 7 KB): gzip makes it ≈ 2.5 KB, and it
+      // is the one thing a returning shopper downloads again (it is per session, never cached).
+      .get('/frame', compress(), async (c) => {
+        const locale = localeOf(c.req.query('locale'));
+        const id = c.req.query('session') ?? '';
+        const row = id.length <= 64 ? await findSession(ctx.db, id) : undefined;
+        if (!row) {
+          // Any merchant may frame this answer: it says only that the session does not exist.
+          return page(c, { frameAncestors: ['*'] }, 404, () => notFoundFramePage(locale));
+        }
+        // The Accept header is sealed into the page, stored only when the frame sends it back
+        // with the client secret (frame-handshake.ts): a bare GET cannot overwrite it.
+        const handshake = sealAccept(sealKey, row.id, c.req.header('accept') ?? '*/*');
+        return page(c, { frameAncestors: [row.origin], selfAssets: true, payment: true }, 200, () =>
+          framePage({
+            sessionId: row.id,
+            origin: row.origin,
+            locale,
+            data: frameData(locale),
+            script: frameScript(),
+          }).replace(
+            '<title>',
+            `<meta name="checkout-handshake" content="${escapeHtml(handshake)}">\n<title>`,
+          ),
+        );
+      })
+      .get('/assets/:file', (c) => {
+        if (c.req.param('file') !== BRAND_SPRITE_FILE) return c.notFound();
+        // Content-hashed name: the file behind it never changes.
+        c.header('Cache-Control', 'public, max-age=31536000, immutable');
+        c.header('X-Content-Type-Options', 'nosniff');
+        c.header('Content-Security-Policy', "default-src 'none'");
+        return c.body(BRAND_SPRITE, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
+      })
+      .get('/challenge/:id', async (c) => {
+        const locale = localeOf(c.req.query('locale'));
+        const found = await pendingChallenge(c, locale);
+        if ('response' in found) return found.response;
+        // No MD or PaReq here: the secret in the fragment is posted back by the page itself.
+        const search = new URL(c.req.url).search;
+        return page(
+          c,
+          { frameAncestors: [found.session.origin], script: true, formAction: ["'self'"] },
+          200,
+          (nonce) =>
+            challengeBootstrapPage({
+              action: `/checkout/challenge/${found.ch.id}${search}`,
+              nonce,
+              locale,
+            }),
+        );
+      })
+      .post('/challenge/:id', async (c) => {
+        const locale = localeOf(c.req.query('locale'));
+        const found = await pendingChallenge(c, locale);
+        if ('response' in found) return found.response;
+        const { ch, session } = found;
+        const form = await formFields(c);
+        const secret = form ? text(form, 'MD') : undefined;
+        if (!challengeSecretMatches(secret, ch.md)) {
+          c.get('log').warn({ challengeId: ch.id }, 'challenge launcher refused: wrong secret');
+          return ended(c, locale, session.origin, 'challengeMismatch', 403);
+        }
+        // The TermUrl page speaks the launcher's language: the locale rides along in its query.
+        const termUrl = new URL(`${publicUrl}/checkout/challenge/${ch.id}/return`);
+        if (c.req.query('locale') !== undefined) termUrl.searchParams.set('locale', locale);
+        return page(
+          c,
+          {
+            frameAncestors: [session.origin],
+            script: true,
+            formAction: [new URL(ch.acs_url).origin],
+            payment: true,
+          },
+          200,
+          (nonce) =>
+            launcherPage({
+              acsUrl: ch.acs_url,
+              pareq: ch.pareq,
+              md: secret!,
+              termUrl: termUrl.href,
+              nonce,
+              locale,
+            }),
+        );
+      })
+      .post('/challenge/:id/return', async (c) => {
+        const locale = localeOf(c.req.query('locale'));
+        const type = c.req.header('content-type') ?? '';
+        if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) {
+          return page(c, { frameAncestors: ["'none'"] }, 415, () =>
+            challengeErrorPage(locale, 'formExpected'),
+          );
+        }
+        const form = await formFields(c);
+        if (!form) {
+          return page(c, { frameAncestors: ["'none'"] }, 400, () =>
+            challengeErrorPage(locale, 'challengeIncomplete'),
+          );
+        }
+        const out = await acceptChallengeReturn(ctx, c.req.param('id'), {
+          pares: text(form, 'PaRes'),
+          md: text(form, 'MD'),
+        });
+        if (!out.ok) {
+          c.get('log').warn(
+            { challengeId: c.req.param('id'), status: out.status },
+            'challenge answer refused',
+          );
+          return page(c, { frameAncestors: ["'none'"] }, out.status, () =>
+            challengeErrorPage(locale, RETURN_PROBLEMS[out.status]),
+          );
+        }
+        c.get('log').info(
+          { sessionId: out.challenge.session_id, challengeId: out.challenge.id },
+          'challenge answered',
+        );
+        return page(c, { frameAncestors: [out.origin], script: true }, 200, (nonce) =>
+          answeredPage({
+            challengeId: out.challenge.id,
+            targetOrigin: out.origin,
             nonce,
             locale,
           }),
-      );
-    })
-    .post('/challenge/:id', async (c) => {
-      const locale = localeOf(c.req.query('locale'));
-      const found = await pendingChallenge(c, locale);
-      if ('response' in found) return found.response;
-      const { ch, session } = found;
-      const form = await formFields(c);
-      const secret = form ? text(form, 'MD') : undefined;
-      if (!challengeSecretMatches(secret, ch.md)) {
-        c.get('log').warn({ challengeId: ch.id }, 'challenge launcher refused: wrong secret');
-        return ended(c, locale, session.origin, 'challengeMismatch', 403);
-      }
-      // The TermUrl page speaks the launcher's language: the locale rides along in its query.
-      const termUrl = new URL(`${publicUrl}/checkout/challenge/${ch.id}/return`);
-      if (c.req.query('locale') !== undefined) termUrl.searchParams.set('locale', locale);
-      return page(
-        c,
-        {
-          frameAncestors: [session.origin],
-          script: true,
-          formAction: [new URL(ch.acs_url).origin],
-          payment: true,
-        },
-        200,
-        (nonce) =>
-          launcherPage({
-            acsUrl: ch.acs_url,
-            pareq: ch.pareq,
-            md: secret!,
-            termUrl: termUrl.href,
-            nonce,
-            locale,
-          }),
-      );
-    })
-    .post('/challenge/:id/return', async (c) => {
-      const locale = localeOf(c.req.query('locale'));
-      const type = c.req.header('content-type') ?? '';
-      if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) {
-        return page(c, { frameAncestors: ["'none'"] }, 415, () =>
-          challengeErrorPage(locale, 'formExpected'),
         );
-      }
-      const form = await formFields(c);
-      if (!form) {
-        return page(c, { frameAncestors: ["'none'"] }, 400, () =>
-          challengeErrorPage(locale, 'challengeIncomplete'),
-        );
-      }
-      const out = await acceptChallengeReturn(ctx, c.req.param('id'), {
-        pares: text(form, 'PaRes'),
-        md: text(form, 'MD'),
-      });
-      if (!out.ok) {
-        c.get('log').warn(
-          { challengeId: c.req.param('id'), status: out.status },
-          'challenge answer refused',
-        );
-        return page(c, { frameAncestors: ["'none'"] }, out.status, () =>
-          challengeErrorPage(locale, RETURN_PROBLEMS[out.status]),
-        );
-      }
-      c.get('log').info(
-        { sessionId: out.challenge.session_id, challengeId: out.challenge.id },
-        'challenge answered',
-      );
-      return page(c, { frameAncestors: [out.origin], script: true }, 200, (nonce) =>
-        answeredPage({
-          challengeId: out.challenge.id,
-          targetOrigin: out.origin,
-          nonce,
-          locale,
-        }),
-      );
-    });
+      })
+  );
 }

@@ -97,6 +97,17 @@ describe('precompressed, hashed bundles', () => {
       `<script type="module" src="/frame/${HASHED}" integrity="sha384-x"></script>`,
     );
   });
+
+  it('the frame page is sent gzipped to a browser that takes it, and plain otherwise', async () => {
+    const s = await t.createSession();
+    const url = `${t.url}/checkout/frame?session=${s.id}`;
+    const zipped = await fetch(url, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    expect(await zipped.text()).toContain(`/frame/${HASHED}`);
+    const plain = await fetch(url, { headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(await plain.text()).toContain(`/frame/${HASHED}`);
+  });
 });
 
 describe('acceptedEncodings', () => {
