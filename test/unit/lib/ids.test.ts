@@ -37,4 +37,17 @@ describe('uuidV7', () => {
     const same = new Date('2026-06-01T00:00:00Z');
     expect(new Set(Array.from({ length: 100 }, () => uuidV7(same))).size).toBe(100);
   });
+
+  it('ids of one millisecond come out in increasing order, however many', () => {
+    const same = new Date('2026-06-01T00:00:00Z');
+    const ids = Array.from({ length: 5000 }, () => uuidV7(same));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    }
+    // A new millisecond starts from fresh random bits, still after the earlier ones.
+    const next = uuidV7(new Date(same.getTime() + 1));
+    expect(next > ids.at(-1)!).toBe(true);
+  });
 });
