@@ -86,16 +86,31 @@ async function nextNsu(ctx: SandboxContext): Promise<string> {
   return String(n).padStart(12, '0');
 }
 
+const SUFFIX_LIMIT = 10_000_000;
+/** The last paymentId's milliseconds and suffix: ids of one instant keep growing. */
+let lastMillis = '';
+let lastSuffix = -1;
+
 /**
  * A paymentId (TID): 20 digits, the sandbox clock's epoch milliseconds (13 digits) then 7
- * random ones. Ids that grow with time keep index inserts at the end of their B-trees.
+ * more: random for the first id of a millisecond, then growing by a random step of 1–16 (the
+ * business clock stands still while the billing engine charges a whole cycle, so thousands of
+ * ids share one millisecond). Ids that grow keep index inserts at the end of their B-trees;
+ * random suffixes within one instant made each batch touch pages all over that instant's range.
  */
 export function newPaymentId(ctx: SandboxContext, buf: Uint8Array = randomIdBytes(7)): string {
   let millis = String(ctx.clock.now().getTime());
   millis = millis.length >= 13 ? millis.slice(-13) : millis.padStart(13, '1');
-  let suffix = '';
-  for (let i = 0; i < 7; i++) suffix += String(buf[i]! % 10);
-  return millis + suffix;
+  let suffix = lastMillis === millis ? lastSuffix + 1 + (buf[0]! % 16) : -1;
+  if (suffix < 0 || suffix >= SUFFIX_LIMIT) {
+    // A fresh start in the lower half leaves room for the instant's later ids.
+    suffix = 0;
+    for (let i = 0; i < 7; i++) suffix = suffix * 10 + (buf[i]! % 10);
+    suffix %= SUFFIX_LIMIT / 2;
+  }
+  lastMillis = millis;
+  lastSuffix = suffix;
+  return millis + String(suffix).padStart(7, '0');
 }
 
 /** paymentId (TID, 20 digits), NSU (12, sequential) and authorization code. */

@@ -46,6 +46,13 @@ describe('payment identifiers', () => {
       expect(early.paymentId.slice(0, 13)).toBe(String(base.now().getTime()));
       expect(late.paymentId.slice(0, 13)).toBe(String(base.now().getTime() + 1_800_000));
       expect(late.paymentId > early.paymentId).toBe(true);
+      // The business clock standing still (a billing cycle charged at one instant): the ids of
+      // that instant still come out in increasing order, all distinct.
+      const same: string[] = [];
+      for (let i = 0; i < 40; i++) same.push((await pay(sb)).paymentId);
+      expect(new Set(same).size).toBe(same.length);
+      expect([...same].sort()).toEqual(same);
+      expect(same.every((id) => id.startsWith(late.paymentId.slice(0, 13)))).toBe(true);
     } finally {
       await sb.close();
     }
