@@ -194,6 +194,12 @@ export class BillingEngine implements DueTask {
     // billing updates commit together (one commit instead of several per charge). A throw
     // undoes the whole batch, payments included, so the billings stay due and are charged again.
     return inOneTransaction(this.ctx.db, async () => {
+      await this.vaults.prefetch?.(
+        this.ctx,
+        due
+          .filter((b) => b.sub_status === 'Active')
+          .map((b) => ({ userName: b.user_name, vaultId: b.vault_id })),
+      );
       const paid: PaidBilling[] = [];
       const retryDue = await this.chargeEach(due, paid, at);
       await this.markPaid(paid);

@@ -16,6 +16,11 @@ export type VaultCharge =
  */
 export interface VaultPort {
   find(ctx: SandboxContext, userName: string, vaultId: string): Promise<object | null>;
+  /** Optional: load the cards a batch is about to charge in one go (a cache warm-up). */
+  prefetch?(
+    ctx: SandboxContext,
+    cards: readonly { userName: string; vaultId: string }[],
+  ): Promise<void>;
   authorize(
     ctx: SandboxContext,
     input: {

@@ -243,4 +243,36 @@ describe('billing engine', () => {
       'Opened',
     ]);
   });
+
+  it('loads the cards of a batch in one go before charging them, and charges the same', async () => {
+    const plan = await createPlan(sb, { ...monthlyPlan, trialDays: 1 });
+    const vaults = [await vault(sb), await vault(sb), await vault(sb)];
+    const subs = [];
+    for (const [i, v] of vaults.entries()) subs.push(await subscribe(sb, plan, v, `B-${i}`));
+    const prefetched: string[][] = [];
+    const engine = new BillingEngine(sb.sandbox.ctx, {
+      ...sandboxVaultPort,
+      prefetch: async (ctx, cards) => {
+        prefetched.push(cards.map((c) => c.vaultId));
+        // The cards are now read from the cache: gone from the table, the charges still see them.
+        await sandboxVaultPort.prefetch!(ctx, cards);
+        await sb.sandbox.ctx.db.deleteFrom('card_vault').execute();
+      },
+    });
+    await engine.runDue(new Date(sb.clock.now().getTime() + DAY_MS));
+    expect(prefetched).toHaveLength(1);
+    expect([...prefetched[0]!].sort()).toEqual([...vaults].sort());
+    for (const sub of subs) {
+      expect((await billingsOf(sb, sub)).map((b) => b.status)).toEqual(['Paid']);
+    }
+  });
+
+  it('subscription ids grow in the order the subscriptions were made (UUID v7)', async () => {
+    const plan = await createPlan(sb);
+    const card = await vault(sb);
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await subscribe(sb, plan, card, `ORD-${i}`));
+    expect(ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7/.test(id))).toBe(true);
+    expect([...ids].sort()).toEqual(ids);
+  });
 });
