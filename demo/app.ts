@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { Logger } from 'pino';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import type { CreateSessionBody } from '../server/bff/checkout-api';
+import type { CreateSessionBody } from '../contract/checkout';
 import { silentLogger } from '../server/lib/logging';
 import { FixedWindowLimiter } from '../server/lib/rate-limit';
 import { CartStore, cartCount, cartLines, cartTotal, type Cart } from './cart';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { CreateSessionBody } from '../server/bff/checkout-api';
+import type { CreateSessionBody } from '../contract/checkout';
 import { findProduct, type Product } from './catalog';
 
 /** The checkout session a cart is being paid with: ids only, never card data. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CreateSessionBody } from '../server/bff/checkout-api';
+import type { CreateSessionBody } from '../contract/checkout';
 import type { Cart, CartCheckout, CartLine } from './cart';
 import type { MerchantClient } from './merchant-client';
 

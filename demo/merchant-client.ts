@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CreateSessionBody, CreatedSession } from '../server/bff/checkout-api';
+import type { CreateSessionBody, CreatedSession } from '../contract/checkout';
 
 /**
  * What the demo reads of a session from the BFF's merchant API. Loose on purpose: the console

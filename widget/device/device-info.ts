@@ -1,5 +1,5 @@
 /** Browser data for 3DS (DESIGN §3), read in the frame; the BFF adds Accept, IP and UA header. */
-import type { FrameDeviceInfo } from '../../server/bff/checkout-api';
+import type { FrameDeviceInfo } from '../../contract/checkout';
 
 /** EMV 3DS accepts these color depths only; a browser's value is snapped down to one. */
 export const COLOR_DEPTHS = [1, 4, 8, 15, 16, 24, 32, 48] as const;

@@ -8,7 +8,7 @@ import type {
   PayBody,
   PayResult,
   PublicSession,
-} from '../../server/bff/checkout-api';
+} from '../../contract/checkout';
 
 /** Longer than the BFF's gateway timeout (30 s), so a slow gateway answer still arrives. */
 const STEP_TIMEOUT_MS = 45_000;

@@ -10,11 +10,7 @@
  */
 import { LitElement } from 'lit';
 import type { TemplateResult } from 'lit';
-import type {
-  ChallengeWindowSize,
-  PaymentMethod,
-  PublicSession,
-} from '../../server/bff/checkout-api';
+import type { ChallengeWindowSize, PaymentMethod, PublicSession } from '../../contract/checkout';
 import type { CardBrand } from '../card/brand';
 import { detectBrand, securityCodeLength } from '../card/brand';
 import type { Messages } from '../i18n/messages';

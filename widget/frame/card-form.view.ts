@@ -4,7 +4,7 @@
  */
 import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
-import type { PaymentMethod, PublicSession } from '../../server/bff/checkout-api';
+import type { PaymentMethod, PublicSession } from '../../contract/checkout';
 import type { CardBrand } from '../card/brand';
 import { BRAND_NAMES, CARD_BRANDS } from '../card/brand';
 import { formatBRL, installmentOptions } from '../card/money';

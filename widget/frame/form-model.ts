@@ -2,7 +2,7 @@
  * The card form's values and their validation, apart from the element so it is tested
  * without a DOM. Error codes here; texts come from i18n.
  */
-import type { PaymentMethod } from '../../server/bff/checkout-api';
+import type { PaymentMethod } from '../../contract/checkout';
 import type { CardBrand } from '../card/brand';
 import { detectBrand, securityCodeLength } from '../card/brand';
 import { validateDocument } from '../card/document';

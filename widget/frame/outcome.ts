@@ -8,7 +8,7 @@ import type {
   PayResult,
   PendingChallenge,
   PublicSession,
-} from '../../server/bff/checkout-api';
+} from '../../contract/checkout';
 import type { ApiResult } from './api';
 import { asPayResult } from './api';
 

@@ -13,7 +13,7 @@ import type {
   PayResult,
   PendingChallenge,
   PublicSession,
-} from '../../server/bff/checkout-api';
+} from '../../contract/checkout';
 import { detectBrand } from '../card/brand';
 import { parseDocument } from '../card/document';
 import { formatBRL } from '../card/money';

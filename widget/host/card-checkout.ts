@@ -32,7 +32,7 @@
  * @cssprop --checkout-radius - corner radius
  * @cssprop --checkout-spacing - base spacing unit
  */
-import type { ChallengeWindowSize } from '../../server/bff/checkout-api';
+import type { ChallengeWindowSize } from '../../contract/checkout';
 import type { Locale, Theme } from '../protocol/constants';
 import {
   CHALLENGE_TIMEOUT_MS,

@@ -2,7 +2,7 @@
  * Events of `<card-checkout>`: each a class, all `bubbles` and `composed`, none carrying card
  * data (only the brand and per-field validity).
  */
-import type { FailureCode, PaymentMethod } from '../../server/bff/checkout-api';
+import type { FailureCode, PaymentMethod } from '../../contract/checkout';
 import type { CardBrand } from '../card/brand';
 import type { FieldName, FieldState, SucceededPayment } from '../protocol/messages';
 

@@ -1,4 +1,4 @@
-import type { FailureCode } from '../../server/bff/checkout-api';
+import type { FailureCode } from '../../contract/checkout';
 
 /** `[one, other]`: the text for 1 and for any other count (`{0}` is the count). */
 export type Plural = readonly [one: string, other: string];

@@ -1,5 +1,5 @@
 /** 3DS challenge constants in one place (adyen-web style). */
-import type { ChallengeWindowSize } from '../../server/bff/checkout-api';
+import type { ChallengeWindowSize } from '../../contract/checkout';
 
 /** The host gives up on an open challenge after 10 minutes (the BFF's challenge expiry). */
 export const CHALLENGE_TIMEOUT_MS = 10 * 60 * 1000;

@@ -12,8 +12,8 @@ import type {
   ChallengeWindowSize,
   FailureCode,
   PaymentMethod,
-} from '../../server/bff/checkout-api';
-import { FAILURE_CODES } from '../../server/bff/failure-codes';
+} from '../../contract/checkout';
+import { FAILURE_CODES } from '../../contract/failure-codes';
 import type { CardBrand } from '../card/brand';
 import type { Locale, Theme } from './constants';
 import { LOCALES, THEME_PROPERTIES } from './constants';
