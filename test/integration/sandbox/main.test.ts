@@ -1,25 +1,15 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../support/free-port';
 
 // `npm run sandbox` is `node scripts/sandbox.mjs`: a bundle of server/sandbox/main.ts, rebuilt
 // when a source is newer, then served on SANDBOX_PORT.
 const BUNDLE = 'dist/server/sandbox.mjs';
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-main-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject()));
-    });
-  });
-}
 
 async function runSandbox() {
   const port = await freePort();
