@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../support/free-port';
+import { freePort, startChildServer } from '../../support/child-server';
 
 // `npm run bff` is `node scripts/bff.mjs`: a bundle of server/bff/main.ts, rebuilt when a
 // source is newer, then served on BFF_PORT with the BFF's documented environment.
@@ -13,9 +12,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function runBff() {
   const port = await freePort();
-  const child = spawn(process.execPath, ['scripts/bff.mjs'], {
-    env: {
-      ...process.env,
+  const child = await startChildServer(
+    'scripts/bff.mjs',
+    {
       NODE_ENV: 'development',
       BFF_PORT: String(port),
       BFF_PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -26,27 +25,9 @@ async function runBff() {
       BFF_RESOLVE_INTERVAL_MS: '0',
       LOG_LEVEL: 'silent',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready: ${out}`)), 30_000);
-    child.stdout.on('data', () => {
-      if (out.includes('BFF ready')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-  const stop = async () => {
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    child.kill('SIGTERM');
-    return exited;
-  };
-  return { url: `http://127.0.0.1:${port}`, out: () => out, stop };
+    ['BFF ready'],
+  );
+  return { url: `http://127.0.0.1:${port}`, ...child };
 }
 
 describe('npm run bff (scripts/bff.mjs)', () => {

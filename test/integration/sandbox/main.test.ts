@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../support/free-port';
+import { freePort, startChildServer } from '../../support/child-server';
 
 // `npm run sandbox` is `node scripts/sandbox.mjs`: a bundle of server/sandbox/main.ts, rebuilt
 // when a source is newer, then served on SANDBOX_PORT.
@@ -13,34 +12,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function runSandbox() {
   const port = await freePort();
-  const child = spawn(process.execPath, ['scripts/sandbox.mjs'], {
-    env: {
-      ...process.env,
+  const child = await startChildServer(
+    'scripts/sandbox.mjs',
+    {
       SANDBOX_PORT: String(port),
       SANDBOX_DB: join(dir, 'sandbox.sqlite'),
       LOG_LEVEL: 'silent',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready: ${out}`)), 30_000);
-    child.stdout.on('data', () => {
-      if (out.includes('sandbox ready') && out.includes('accountNumber=')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-  const stop = async () => {
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    child.kill('SIGTERM');
-    return exited;
-  };
-  return { url: `http://127.0.0.1:${port}`, out: () => out, stop };
+    ['sandbox ready', 'accountNumber='],
+  );
+  return { url: `http://127.0.0.1:${port}`, ...child };
 }
 
 describe('npm run sandbox (scripts/sandbox.mjs)', () => {

@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A loopback port free at the moment of asking (for a child process to listen on). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject()));
+    });
+  });
+}
+
+export interface ChildServer {
+  /** Everything the child wrote so far (stdout and stderr). */
+  out(): string;
+  /** SIGTERM; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Runs `node <script>` with `env` and resolves once its output contains every one of `ready`
+ * (rejects if it exits first or is not ready within 30 s).
+ */
+export async function startChildServer(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  ready: readonly string[],
+): Promise<ChildServer> {
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready: ${out}`)), 30_000);
+    child.stdout.on('data', () => {
+      if (ready.every((text) => out.includes(text))) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+  return {
+    out: () => out,
+    stop: async () => {
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
