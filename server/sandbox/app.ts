@@ -7,6 +7,7 @@ import { errorResponse } from '../lib/http';
 import { silentLogger } from '../lib/logging';
 import { authRoutes, requireToken } from './auth/routes';
 import { mountIntegrationDomains } from './reconciliation/mount';
+import { openApiRoutes } from './openapi-routes';
 import { callbackControlRoutes, registerCallbacks } from './callbacks/service';
 import { DEFAULT_CLIENT, type SandboxClient } from './clients';
 import { Scheduler } from './clock/scheduler';
@@ -125,6 +126,7 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
       }),
     )
     .route('/', authRoutes(ctx))
+    .route('/', openApiRoutes(ctx))
     .route('/__sandbox', control)
     .route('/', pages)
     .route('/v1', gatewayApi)
