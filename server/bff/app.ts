@@ -6,7 +6,8 @@ import { errorResponse } from '../lib/http';
 import { silentLogger } from '../lib/logging';
 import { BFF_DEFAULTS, type BffConfig } from './config';
 import type { BffContext, BffEnv } from './context';
-import { bffMigrations, type BffKysely } from './db';
+import type { BffKysely } from './db';
+import { BFF_MIGRATIONS } from './migrations';
 import type { BffGateway } from './gateway-port';
 import { clientAddressReader } from './http/client-address';
 import { maxBody, requestContext } from './http/middleware';
@@ -39,7 +40,7 @@ export interface Bff {
  * environment; `main.ts` builds the deps from `env.ts`.
  */
 export async function createBffApp(deps: BffDeps): Promise<Bff> {
-  await migrate(deps.db, bffMigrations);
+  await migrate(deps.db, BFF_MIGRATIONS);
   const config: Required<BffConfig> = {
     ...BFF_DEFAULTS,
     ...deps.config,

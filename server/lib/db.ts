@@ -4,7 +4,6 @@ import {
   Kysely,
   PostgresDialect,
   SqliteDialect,
-  sql,
   type DatabaseConnection,
   type Driver,
   type QueryCompiler,
@@ -409,35 +408,7 @@ export function sqliteInsert<Row extends object>(
   };
 }
 
-/** Runs, in order and once each, the migrations a database has not seen yet. */
-export async function migrate<DB>(
-  db: Kysely<DB>,
-  migrations: readonly Migration[],
-): Promise<string[]> {
-  const names = new Set<string>();
-  for (const m of migrations) {
-    if (names.has(m.name)) throw new Error(`duplicate migration name ${m.name}`);
-    names.add(m.name);
-  }
-  await sql`create table if not exists _migrations (name varchar(200) primary key, applied_at varchar(40) not null)`.execute(
-    db,
-  );
-  const applied = new Set(
-    (await sql<{ name: string }>`select name from _migrations`.execute(db)).rows.map((r) => r.name),
-  );
-  const ran: string[] = [];
-  for (const m of migrations) {
-    if (applied.has(m.name)) continue;
-    await db.transaction().execute(async (trx) => {
-      await m.up(trx);
-      await sql`insert into _migrations (name, applied_at) values (${m.name}, ${new Date().toISOString()})`.execute(
-        trx,
-      );
-    });
-    ran.push(m.name);
-  }
-  return ran;
-}
+export { migrate } from './migrate';
 
 /** True when an error is a unique-constraint violation in SQLite or PostgreSQL. */
 export function isUniqueViolation(err: unknown): boolean {

@@ -47,7 +47,7 @@ export const sandboxMigrations: Migration[] = [
 ];
 
 /** Tables that `POST /__sandbox/reset` keeps: clients' keys and the bookkeeping. */
-export const RESET_KEEP_TABLES = new Set(['_migrations', 'card_keys']);
+export const RESET_KEEP_TABLES = new Set(['_migrations', '_migrations_lock', 'card_keys']);
 
 /** Wipes every table but the kept ones (SQLite: the sandbox store is SQLite). */
 export async function wipeData(db: SandboxKysely): Promise<void> {

@@ -105,7 +105,7 @@ export function encryptWithKey(pem: string, number: string, securityCode = '123'
 }
 
 /** A store URL for one test BFF: a fresh PostgreSQL schema, or SQLite in memory. */
-async function testDbUrl(given: string | undefined): Promise<string> {
+export async function testDbUrl(given: string | undefined): Promise<string> {
   const url = given ?? process.env.BFF_TEST_DATABASE_URL ?? ':memory:';
   if (!/^postgres(ql)?:\/\//.test(url)) return url;
   const { default: pg } = await import('pg');

@@ -1,17 +1,10 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { migrate } from '../../lib/db';
 import { errorResponse } from '../../lib/http';
 import { constantTimeEqual } from '../../lib/secrets';
 import type { BffContext, BffEnv } from '../context';
 import { processNotification } from './confirm';
-import {
-  inboxDb,
-  inboxMigrations,
-  notificationHash,
-  type InboxKysely,
-  type InboxTables,
-} from './store';
+import { inboxDb, notificationHash, type InboxKysely, type InboxTables } from './store';
 
 type InboxRow = InboxTables['webhook_inbox'];
 
@@ -57,7 +50,7 @@ const MAX_BODY_BYTES = 16 * 1024;
  */
 export class WebhookReceiver {
   readonly db: InboxKysely;
-  /** Settles once the inbox table exists (its migration ran). */
+  /** Settles once the first processing round has started (the store is migrated already). */
   readonly ready: Promise<unknown>;
   private running: Promise<void> | null = null;
   private pending: {
@@ -70,13 +63,8 @@ export class WebhookReceiver {
 
   constructor(private readonly ctx: BffContext) {
     this.db = inboxDb(ctx.db);
-    this.ready = migrate(ctx.db, inboxMigrations).then(() => this.kick());
-    this.ready.catch((err: unknown) =>
-      ctx.logger.error(
-        { err: { message: (err as Error).message } },
-        'webhook inbox migration failed',
-      ),
-    );
+    // createBffApp migrated the whole store (BFF_MIGRATIONS) before building this.
+    this.ready = Promise.resolve().then(() => this.kick());
   }
 
   routes(): Hono<BffEnv> {

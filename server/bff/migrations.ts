@@ -1,0 +1,10 @@
+import type { Migration } from '../lib/db';
+import { bffMigrations } from './db';
+import { inboxMigrations } from './webhooks/store';
+
+/**
+ * Every migration of the BFF's store, in the one order they run in (`createBffApp`, before
+ * anything reads the store; see server/lib/migrate.ts for several instances starting at once).
+ * The webhook inbox's come last: they used to run when the receiver was built, after the rest.
+ */
+export const BFF_MIGRATIONS: readonly Migration[] = [...bffMigrations, ...inboxMigrations];
