@@ -2,6 +2,7 @@ import SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
   Kysely,
+  PostgresAdapter,
   PostgresDialect,
   SqliteDialect,
   type DatabaseConnection,
@@ -409,6 +410,12 @@ export function sqliteInsert<Row extends object>(
 }
 
 export { migrate } from './migrate';
+
+/** True when `db` talks to PostgreSQL (else SQLite). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
 
 /** True when an error is a unique-constraint violation in SQLite or PostgreSQL. */
 export function isUniqueViolation(err: unknown): boolean {

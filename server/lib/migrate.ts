@@ -1,5 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import type { Migration } from './db';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres, type Migration } from './db';
 
 /**
  * Runs, in order and once each, the migrations a database has not seen yet — safely when
@@ -21,7 +21,7 @@ export async function migrate<DB>(
     if (names.has(m.name)) throw new Error(`duplicate migration name ${m.name}`);
     names.add(m.name);
   }
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   if (!postgres) {
     await sql`create table if not exists _migrations_lock (id integer primary key, at varchar(40))`.execute(
       db,

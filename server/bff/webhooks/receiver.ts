@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
+import { sql } from 'kysely';
 import { z } from 'zod';
+import { isPostgres } from '../../lib/db';
 import { errorResponse } from '../../lib/http';
 import { constantTimeEqual } from '../../lib/secrets';
 import type { BffContext, BffEnv } from '../context';
@@ -40,6 +43,11 @@ export type Notification = z.infer<typeof NotificationSchema>;
 
 const MAX_BODY_BYTES = 16 * 1024;
 
+/** How long an instance holds the inbox rows it claimed (renewed row by row as it works). */
+export const INBOX_CLAIM_MS = 60_000;
+/** Rows claimed at a time: small, so instances share a burst. */
+const CLAIM_BATCH = 25;
+
 /**
  * `POST /webhooks/gateway`: the gateway's conciliation notifications. Answers within
  * milliseconds — authenticate (Basic, constant time), validate, store in the inbox, 200 — and
@@ -60,6 +68,9 @@ export class WebhookReceiver {
   }[] = [];
   private flushing = false;
   private again = false;
+
+  /** This instance, as it signs its claims on inbox rows. */
+  private readonly instance = `bff_${randomUUID()}`;
 
   constructor(private readonly ctx: BffContext) {
     this.db = inboxDb(ctx.db);
@@ -127,6 +138,8 @@ export class WebhookReceiver {
         duplicates: 0,
         received_at: this.ctx.clock.now().toISOString(),
         processed_at: null,
+        claimed_by: null,
+        claimed_until: null,
         attempt_id: null,
         tries: 0,
         next_try_at: null,
@@ -287,28 +300,86 @@ export class WebhookReceiver {
   /**
    * Confirms and applies every `received` notification that is due, in movement order. One
    * whose confirmation fails is tried again later (the maintenance round kicks the receiver).
+   * Several instances on one store share the work: each claims a batch of rows for
+   * `INBOX_CLAIM_MS` (rows another instance holds are skipped; a dead instance's claim
+   * lapses), and takes a row only if its claim still holds just before applying it.
    */
   async processAll(): Promise<void> {
+    // A row still due after its turn (its retry instant already passed) waits for the next call.
     const seen = new Set<string>();
+    const key = (r: InboxRow) => `${Number(r.movement_id)}\n${r.body_hash}`;
     for (;;) {
-      const now = this.ctx.clock.now().toISOString();
-      const batch = (
-        await this.db
-          .selectFrom('webhook_inbox')
-          .selectAll()
-          .where('status', '=', 'received')
-          .where((eb) => eb.or([eb('next_try_at', 'is', null), eb('next_try_at', '<=', now)]))
-          .orderBy('movement_id')
-          .orderBy('body_hash')
-          .limit(100)
-          .execute()
-      ).filter((r) => !seen.has(`${Number(r.movement_id)}\n${r.body_hash}`));
-      if (batch.length === 0) return;
-      for (const row of batch) {
-        seen.add(`${Number(row.movement_id)}\n${row.body_hash}`);
-        await processNotification(this.ctx, row);
+      const batch = await this.claimBatch();
+      const fresh = batch.filter((r) => !seen.has(key(r)));
+      if (fresh.length < batch.length) {
+        await this.release(batch.filter((r) => seen.has(key(r))));
+      }
+      if (fresh.length === 0) return;
+      for (const row of fresh) {
+        seen.add(key(row));
+        if (!(await this.renewClaim(row))) continue;
+        try {
+          await processNotification(this.ctx, row);
+        } finally {
+          await this.release([row]);
+        }
       }
     }
+  }
+
+  /** Gives back this instance's claims on `rows`: due again, anyone may take them. */
+  private async release(rows: readonly InboxRow[]): Promise<void> {
+    for (const row of rows) {
+      await this.db
+        .updateTable('webhook_inbox')
+        .set({ claimed_by: null, claimed_until: null })
+        .where('movement_id', '=', row.movement_id)
+        .where('body_hash', '=', row.body_hash)
+        .where('claimed_by', '=', this.instance)
+        .execute();
+    }
+  }
+
+  /** Claims up to a batch of due, unclaimed rows for this instance, in movement order. */
+  private async claimBatch(): Promise<InboxRow[]> {
+    const now = this.ctx.clock.now();
+    const nowIso = now.toISOString();
+    const until = new Date(now.getTime() + INBOX_CLAIM_MS).toISOString();
+    const postgres = isPostgres(this.ctx.db);
+    const due = sql`
+      select movement_id, body_hash from webhook_inbox
+      where status = 'received'
+        and (next_try_at is null or next_try_at <= ${nowIso})
+        and (claimed_until is null or claimed_until < ${nowIso})
+      order by movement_id, body_hash
+      limit ${CLAIM_BATCH}
+      ${postgres ? sql`for update skip locked` : sql``}`;
+    const res = await sql<InboxRow>`
+      update webhook_inbox set claimed_by = ${this.instance}, claimed_until = ${until}
+      where (movement_id, body_hash) in (${due})
+      returning *`.execute(this.db);
+    return res.rows.sort((a, b) =>
+      Number(a.movement_id) !== Number(b.movement_id)
+        ? Number(a.movement_id) - Number(b.movement_id)
+        : a.body_hash < b.body_hash
+          ? -1
+          : 1,
+    );
+  }
+
+  /** True when this instance still holds the row's claim (now extended), and it is due. */
+  private async renewClaim(row: InboxRow): Promise<boolean> {
+    const now = this.ctx.clock.now();
+    const res = await this.db
+      .updateTable('webhook_inbox')
+      .set({ claimed_until: new Date(now.getTime() + INBOX_CLAIM_MS).toISOString() })
+      .where('movement_id', '=', row.movement_id)
+      .where('body_hash', '=', row.body_hash)
+      .where('status', '=', 'received')
+      .where('claimed_by', '=', this.instance)
+      .where('claimed_until', '>=', now.toISOString())
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
   }
 }
 

@@ -37,6 +37,9 @@ export type InboxTables = {
     received_at: string;
     processed_at: string | null;
     attempt_id: string | null;
+    /** The instance processing it now, until when (a killed instance's claim lapses). */
+    claimed_by: string | null;
+    claimed_until: string | null;
   };
 };
 
@@ -155,6 +158,17 @@ export const inboxMigrations: Migration[] = [
         .createIndex('webhook_inbox_status')
         .on('webhook_inbox')
         .columns(['status', 'movement_id'])
+        .execute();
+    },
+  },
+  {
+    // Several BFF instances on one store: a row is processed by the one that claimed it.
+    name: 'bff_webhooks_0003_claims',
+    async up(db) {
+      await db.schema.alterTable('webhook_inbox').addColumn('claimed_by', 'varchar(64)').execute();
+      await db.schema
+        .alterTable('webhook_inbox')
+        .addColumn('claimed_until', 'varchar(40)')
         .execute();
     },
   },

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BffDb } from '../../../server/bff/db';
+import { INBOX_CLAIM_MS, webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
+import { inboxDb } from '../../../server/bff/webhooks/store';
+import { openDb } from '../../../server/lib/db';
+import { startSandbox, type TestSandbox } from '../../support/sandbox';
+import { startBff, testDbUrl, type TestBff } from '../../support/bff';
+
+// Two BFF instances on one store (issue 13 §1): a notification is worked on by one of them.
+const basic = `Basic ${Buffer.from('gateway:gateway').toString('base64')}`;
+let sandbox: TestSandbox;
+let store: Awaited<ReturnType<typeof openDb<BffDb>>>;
+let a: TestBff;
+let b: TestBff;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  store = await openDb<BffDb>({ url: await testDbUrl(undefined) });
+  a = await startBff({ sandbox, deps: { db: store.db } });
+  b = await startBff({ sandbox, deps: { db: store.db } });
+});
+afterAll(async () => {
+  await a.close();
+  await b.close();
+  await store.close();
+  await sandbox.close();
+});
+
+const inbox = () => inboxDb(store.db);
+
+/** The processing log lines of a movement, across both instances. */
+const processed = (movementId: number, tries: number) =>
+  [...a.logs, ...b.logs].filter((line) => {
+    const l = JSON.parse(line) as { event?: string; movementId?: number; tries?: number };
+    return l.event === 'webhook.unconfirmed' && l.movementId === movementId && l.tries === tries;
+  }).length;
+
+describe('the webhook inbox with two instances', () => {
+  it('each notification is worked on once, even when both instances run at the same time', async () => {
+    const ids = Array.from({ length: 30 }, (_, i) => 9_100_000 + i);
+    // Delivered to either instance; neither the NSU nor the code is in the gateway's ledger,
+    // so each stays `received` and is tried again later.
+    await Promise.all(
+      ids.map(async (movementId, i) => {
+        const res = await (i % 2 ? a : b).request('POST', '/webhooks/gateway', {
+          body: {
+            movementId,
+            nsu: String(movementId),
+            codAuth: 'ZZ9999',
+            installmentNumber: 1,
+            moment: '2026-05-01T10:00:00.000-03:00',
+            type: 'TransactionStatus',
+            oldValue: '',
+            newValue: 'Canceled',
+          },
+          headers: { authorization: basic },
+        });
+        expect(res.status).toBe(200);
+      }),
+    );
+    await webhookReceiverOf(a.bff.ctx).idle();
+    await webhookReceiverOf(b.bff.ctx).idle();
+    for (const id of ids) expect(processed(id, 1), `movement ${id}, first try`).toBe(1);
+
+    // The retries fall due: both instances look at the inbox at the same moment.
+    a.clock.advance(3_600_000);
+    b.clock.advance(3_600_000);
+    await Promise.all([
+      webhookReceiverOf(a.bff.ctx).processAll(),
+      webhookReceiverOf(b.bff.ctx).processAll(),
+    ]);
+    for (const id of ids) expect(processed(id, 2), `movement ${id}, second try`).toBe(1);
+    const rows = await inbox().selectFrom('webhook_inbox').selectAll().execute();
+    expect(rows.filter((r) => ids.includes(Number(r.movement_id))).map((r) => r.tries)).toEqual(
+      ids.map(() => 2),
+    );
+    // Every claim was given back.
+    expect(rows.every((r) => r.claimed_by === null)).toBe(true);
+  });
+
+  it('a claim left by an instance that died is taken over once it lapses', async () => {
+    const movementId = 9_200_000;
+    const res = await a.request('POST', '/webhooks/gateway', {
+      body: {
+        movementId,
+        nsu: String(movementId),
+        codAuth: 'ZZ9998',
+        installmentNumber: 1,
+        moment: '2026-05-01T10:00:00.000-03:00',
+        type: 'TransactionStatus',
+        oldValue: '',
+        newValue: 'Canceled',
+      },
+      headers: { authorization: basic },
+    });
+    expect(res.status).toBe(200);
+    await webhookReceiverOf(a.bff.ctx).idle();
+    // Due again, but claimed by an instance that is gone (it never gives the claim back).
+    const now = b.clock.now().getTime() + 3_600_000;
+    a.clock.advance(3_600_000);
+    b.clock.advance(3_600_000);
+    await inbox()
+      .updateTable('webhook_inbox')
+      .set({ claimed_by: 'bff_dead', claimed_until: new Date(now + 1_000).toISOString() })
+      .where('movement_id', '=', movementId)
+      .execute();
+    await webhookReceiverOf(b.bff.ctx).processAll();
+    expect(processed(movementId, 2)).toBe(0);
+    a.clock.advance(INBOX_CLAIM_MS);
+    b.clock.advance(INBOX_CLAIM_MS);
+    await webhookReceiverOf(b.bff.ctx).processAll();
+    expect(processed(movementId, 2)).toBe(1);
+  });
+});
