@@ -1,5 +1,6 @@
 import type { Migration } from '../lib/db';
 import { bffMigrations } from './db';
+import { leaseMigrations } from './leases';
 import { inboxMigrations } from './webhooks/store';
 
 /**
@@ -7,4 +8,8 @@ import { inboxMigrations } from './webhooks/store';
  * anything reads the store; see server/lib/migrate.ts for several instances starting at once).
  * The webhook inbox's come last: they used to run when the receiver was built, after the rest.
  */
-export const BFF_MIGRATIONS: readonly Migration[] = [...bffMigrations, ...inboxMigrations];
+export const BFF_MIGRATIONS: readonly Migration[] = [
+  ...bffMigrations,
+  ...inboxMigrations,
+  ...leaseMigrations,
+];

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { MS } from '../../lib/clock';
 import type { Billing, ConcilSummaryRow } from '../../gateway/schemas';
 import type { BffContext } from '../context';
@@ -5,6 +6,7 @@ import { endAttemptAsFailure } from '../sessions/service';
 import { findSession, transitionSession } from '../sessions/store';
 import { webhookReceiverOf } from '../webhooks/receiver';
 import { pruneIdempotencyKeys } from '../idempotency';
+import { acquireLease } from '../leases';
 import { linkSaleToAttempt } from './ledger-link';
 import { settleSubscription } from './subscribe';
 
@@ -210,33 +212,70 @@ async function subscriptionsByOrderNumber(
   return out;
 }
 
+/** How long a maintenance round's lease lasts past each round (`MAINTENANCE_LEASE`). */
+function leaseTtl(intervalMs: number): number {
+  return Math.max(2 * intervalMs, 60_000);
+}
+
+export const MAINTENANCE_LEASE = 'maintenance';
+
 /**
- * The BFF's maintenance round, now and every `intervalMs`: unknown payments are looked up,
- * webhook notifications waiting for confirmation are tried again, and idempotency keys older
- * than a day are pruned. Failures (gateway down) are logged and tried again next round.
- * Returns a stop function.
+ * One maintenance round: unknown payments are looked up, idempotency keys older than a day
+ * pruned — by the one instance that holds the `maintenance` lease in the store (several BFFs
+ * on one database run it once, not once each; a dead leader's lease lapses after two
+ * intervals). Every instance then retries its webhook inbox (rows there are claimed one by
+ * one). `led` says whether this instance did the round.
+ */
+export async function maintenanceRound(
+  ctx: BffContext,
+  opts: ResolveOptions & { intervalMs: number; instance: string },
+): Promise<{ led: boolean; report?: ResolveReport }> {
+  const led = await acquireLease(
+    ctx.db,
+    MAINTENANCE_LEASE,
+    opts.instance,
+    leaseTtl(opts.intervalMs),
+    ctx.clock.now(),
+  );
+  let report: ResolveReport | undefined;
+  if (led) {
+    report = await resolveUnknownAttempts(ctx, opts).catch((err: unknown) => {
+      ctx.logger.warn(
+        { event: 'payment.resolve_failed', err: { message: (err as Error).message } },
+        'could not look unknown payments up at the gateway',
+      );
+      return undefined;
+    });
+    await pruneIdempotencyKeys(ctx.db, ctx.clock.now()).catch((err: unknown) => {
+      ctx.logger.warn({ err: { message: (err as Error).message } }, 'idempotency prune failed');
+    });
+  }
+  webhookRetry(ctx);
+  return report ? { led, report } : { led };
+}
+
+/**
+ * The BFF's maintenance round (`maintenanceRound`), now and every `intervalMs`. Failures
+ * (gateway down, store busy) are logged and tried again next round. Returns a stop function.
  */
 export function startUnknownAttemptResolver(
   ctx: BffContext,
   opts: ResolveOptions & { intervalMs: number },
 ): () => Promise<void> {
+  const instance = `bff_${randomUUID()}`;
   let running: Promise<unknown> | null = null;
   const round = () => {
     if (running) return;
-    running = (async () => {
-      await resolveUnknownAttempts(ctx, opts).catch((err: unknown) => {
+    running = maintenanceRound(ctx, { ...opts, instance })
+      .catch((err: unknown) => {
         ctx.logger.warn(
-          { event: 'payment.resolve_failed', err: { message: (err as Error).message } },
-          'could not look unknown payments up at the gateway',
+          { event: 'maintenance.failed', err: { message: (err as Error).message } },
+          'the maintenance round failed; tried again next round',
         );
+      })
+      .finally(() => {
+        running = null;
       });
-      await pruneIdempotencyKeys(ctx.db, ctx.clock.now()).catch((err: unknown) => {
-        ctx.logger.warn({ err: { message: (err as Error).message } }, 'idempotency prune failed');
-      });
-      webhookRetry(ctx);
-    })().finally(() => {
-      running = null;
-    });
   };
   round();
   const timer = setInterval(round, opts.intervalMs);

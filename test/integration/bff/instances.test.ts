@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BffDb } from '../../../server/bff/db';
+import { MAINTENANCE_LEASE, maintenanceRound } from '../../../server/bff/payments/resolver';
 import { INBOX_CLAIM_MS, webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
 import { inboxDb } from '../../../server/bff/webhooks/store';
 import { openDb } from '../../../server/lib/db';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
 import { startBff, testDbUrl, type TestBff } from '../../support/bff';
 
-// Two BFF instances on one store (issue 13 §1): a notification is worked on by one of them.
+// Two BFF instances on one store (issue 13 §1): work that must happen once happens once.
 const basic = `Basic ${Buffer.from('gateway:gateway').toString('base64')}`;
 let sandbox: TestSandbox;
 let store: Awaited<ReturnType<typeof openDb<BffDb>>>;
@@ -110,5 +111,32 @@ describe('the webhook inbox with two instances', () => {
     b.clock.advance(INBOX_CLAIM_MS);
     await webhookReceiverOf(b.bff.ctx).processAll();
     expect(processed(movementId, 2)).toBe(1);
+  });
+});
+
+describe('the maintenance round with two instances', () => {
+  const round = (t: TestBff, instance: string) =>
+    maintenanceRound(t.bff.ctx, { accountNumber: '1001', intervalMs: 60_000, instance });
+
+  it('is led by one instance at a time; a lapsed lease passes to the other', async () => {
+    const first = await Promise.all([round(a, 'bff_a'), round(b, 'bff_b')]);
+    expect(first.filter((r) => r.led)).toHaveLength(1);
+    const leader = first[0]!.led ? 'bff_a' : 'bff_b';
+    const [lead, other] = leader === 'bff_a' ? [a, b] : [b, a];
+    const otherName = leader === 'bff_a' ? 'bff_b' : 'bff_a';
+    // The leader renews its lease round after round; the other keeps out.
+    expect((await round(lead, leader)).led).toBe(true);
+    expect((await round(other, otherName)).led).toBe(false);
+    // The leader stops (killed): two intervals later its lease has lapsed.
+    a.clock.advance(120_001);
+    b.clock.advance(120_001);
+    expect((await round(other, otherName)).led).toBe(true);
+    expect((await round(lead, leader)).led).toBe(false);
+    const row = await store.db
+      .selectFrom('bff_leases' as never)
+      .selectAll()
+      .where('name' as never, '=', MAINTENANCE_LEASE as never)
+      .executeTakeFirst();
+    expect(row).toMatchObject({ holder: otherName });
   });
 });
