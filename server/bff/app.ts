@@ -7,6 +7,7 @@ import { silentLogger } from '../lib/logging';
 import { BFF_DEFAULTS, type BffConfig } from './config';
 import type { BffContext, BffEnv } from './context';
 import type { BffKysely } from './db';
+import { storeRateLimits, type RateLimits } from './http/rate-limits';
 import { BFF_MIGRATIONS } from './migrations';
 import type { BffGateway } from './gateway-port';
 import { clientAddressReader } from './http/client-address';
@@ -28,6 +29,8 @@ export interface BffDeps {
   clock?: Clock;
   logger?: Logger;
   fetch?: typeof fetch;
+  /** Where rate limits are counted: the store by default (one limit across instances). */
+  rateLimits?: RateLimits;
 }
 
 export interface Bff {
@@ -54,6 +57,7 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     logger: deps.logger ?? silentLogger,
     fetch: deps.fetch ?? fetch,
     clientAddress: clientAddressReader(config.trustProxy),
+    rateLimits: deps.rateLimits ?? storeRateLimits(deps.db),
   };
 
   const app = new Hono<BffEnv>()

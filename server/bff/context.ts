@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock';
 import type { BffConfig } from './config';
 import type { BffKysely } from './db';
 import type { BffGateway } from './gateway-port';
+import type { RateLimits } from './http/rate-limits';
 import type { SessionRow } from './sessions/store';
 
 /** What every BFF route and domain function is built from; made once by `createBffApp`. */
@@ -16,6 +17,8 @@ export interface BffContext {
   fetch: typeof fetch;
   /** The client address of a request, through the trusted proxies only (`BFF_TRUST_PROXY`). */
   clientAddress: (c: Context) => string | undefined;
+  /** Where rate-limit windows are counted (the store: shared by every instance). */
+  rateLimits: RateLimits;
 }
 
 /** Hono env of BFF routes: the request id and its logger; the session once authenticated. */

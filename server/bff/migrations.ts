@@ -1,5 +1,6 @@
 import type { Migration } from '../lib/db';
 import { bffMigrations } from './db';
+import { rateLimitMigrations } from './http/rate-limits';
 import { leaseMigrations } from './leases';
 import { inboxMigrations } from './webhooks/store';
 
@@ -12,4 +13,5 @@ export const BFF_MIGRATIONS: readonly Migration[] = [
   ...bffMigrations,
   ...inboxMigrations,
   ...leaseMigrations,
+  ...rateLimitMigrations,
 ];

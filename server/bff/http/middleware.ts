@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock';
 import { errorResponse } from '../../lib/http';
 import { prefixedId } from '../../lib/ids';
-import { FixedWindowLimiter } from '../../lib/rate-limit';
 import type { BffEnv } from '../context';
+import type { RateLimits } from './rate-limits';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
@@ -38,11 +38,14 @@ export function requestContext(logger: Logger): MiddlewareHandler<BffEnv> {
 }
 
 /**
- * A fixed-window, in-memory limit per client address: `limit` calls per `windowMs`. Over the
- * limit the answer is 429 with `Retry-After` in seconds. Per process by design: it guards
- * a card-testing burst, not a budget. Memory is bounded (see `FixedWindowLimiter`).
+ * A fixed-window limit per client address: `limit` calls per `windowMs`, counted in
+ * `limits` (the BFF's store by default, so the limit holds across instances). Over the limit
+ * the answer is 429 with `Retry-After` in seconds.
  */
 export function rateLimit(opts: {
+  limits: RateLimits;
+  /** The window's name in the store: `pay`, `sessions`. */
+  scope: string;
   limit: number;
   windowMs: number;
   clock: Clock;
@@ -50,11 +53,15 @@ export function rateLimit(opts: {
   clientAddress: (c: Context) => string | undefined;
   /** What is limited, for the message: "payment attempts", "checkout sessions". */
   what: string;
-  maxKeys?: number;
 }): MiddlewareHandler<BffEnv> {
-  const limiter = new FixedWindowLimiter(opts);
   return async (c, next) => {
-    const verdict = limiter.hit(opts.clientAddress(c) ?? 'unknown', opts.clock.now().getTime());
+    const verdict = await opts.limits.hit(
+      opts.scope,
+      opts.clientAddress(c) ?? 'unknown',
+      opts.limit,
+      opts.windowMs,
+      opts.clock.now().getTime(),
+    );
     if (!verdict.ok) {
       c.header('Retry-After', String(verdict.retryAfterSeconds));
       return errorResponse(

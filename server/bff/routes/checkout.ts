@@ -146,6 +146,8 @@ async function idempotent(
 export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
   const publicKey = createPublicKeyCache(ctx);
   const payLimit = rateLimit({
+    limits: ctx.rateLimits,
+    scope: 'pay',
     limit: ctx.config.payRateLimitPerMinute,
     windowMs: MS.minute,
     clock: ctx.clock,

@@ -42,6 +42,8 @@ function sessionLimit(ctx: BffContext): MiddlewareHandler<BffEnv> {
   const limit = ctx.config.sessionRateLimitPerMinute;
   if (limit <= 0) return (_c, next) => next();
   return rateLimit({
+    limits: ctx.rateLimits,
+    scope: 'sessions',
     limit,
     windowMs: MS.minute,
     clock: ctx.clock,

@@ -140,3 +140,21 @@ describe('the maintenance round with two instances', () => {
     expect(row).toMatchObject({ holder: otherName });
   });
 });
+
+describe('rate limits with two instances', () => {
+  it('the pay limit is per client, not per instance', async () => {
+    const s = await a.createSession();
+    const statuses: number[] = [];
+    for (let i = 0; i < 24; i++) {
+      // An incomplete body: counted by the limit first, then refused for the body (400).
+      const res = await (i % 2 ? a : b).frame(s.clientSecret, 'POST', '/checkout/api/pay', {
+        body: { method: 'credit' },
+        headers: { 'idempotency-key': `idem-instances-${i}` },
+      });
+      statuses.push(res.status);
+    }
+    // The default limit, 10 a minute per client address, across both instances together.
+    expect(statuses.filter((st) => st === 400)).toHaveLength(10);
+    expect(statuses.filter((st) => st === 429)).toHaveLength(14);
+  });
+});
