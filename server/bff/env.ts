@@ -103,6 +103,7 @@ const EnvSchema = z
       }),
     DATABASE_URL: z.string().min(1).optional(),
     BFF_DB: z.string().min(1).default('./data/bff.sqlite'),
+    BFF_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     GATEWAY_BASE_URL: baseUrl('http://localhost:4010'),
     INTEGRATION_BASE_URL: baseUrl('http://localhost:4010'),
     GATEWAY_USERNAME: z.string().min(1).max(30).default('sandbox'),
@@ -186,6 +187,8 @@ export interface BffEnv {
   host: string;
   /** `postgres://…` or a SQLite file path. */
   databaseUrl: string;
+  /** PostgreSQL connections this instance may open. */
+  databasePoolSize: number;
   logLevel: (typeof LOG_LEVELS)[number];
   gateway: {
     gatewayBaseUrl: string;
@@ -238,6 +241,7 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
     port: e.BFF_PORT,
     host: e.BFF_HOST,
     databaseUrl: e.DATABASE_URL ?? e.BFF_DB,
+    databasePoolSize: e.BFF_DB_POOL_SIZE,
     logLevel: e.LOG_LEVEL,
     gateway: {
       gatewayBaseUrl: e.GATEWAY_BASE_URL,

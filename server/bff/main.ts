@@ -13,7 +13,14 @@ async function main(): Promise<void> {
   const env = readBffEnv();
   for (const line of env.warnings) console.warn(line);
   const logger = createLogger({ level: env.logLevel, name: 'bff' });
-  const { db, dialect, close: closeDb } = await openDb<BffDb>({ url: env.databaseUrl });
+  const {
+    db,
+    dialect,
+    close: closeDb,
+  } = await openDb<BffDb>({
+    url: env.databaseUrl,
+    poolSize: env.databasePoolSize,
+  });
   const gateway = createGatewayClient({
     gatewayBaseUrl: env.gateway.gatewayBaseUrl,
     integrationBaseUrl: env.gateway.integrationBaseUrl,

@@ -29,6 +29,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface OpenDbOptions {
   /** `:memory:`, a file path, or a `postgres://` URL. */
   url: string;
+  /** PostgreSQL only: connections this process may open (default 10). */
+  poolSize?: number;
   /**
    * SQLite only (default on): reuse prepared statements by SQL text (Kysely prepares one per
    * query, which dominates the cost of small queries). Safe while nothing streams results with
@@ -54,6 +56,7 @@ export interface OpenedDb<DB> {
 /** Opens SQLite (file or memory) or PostgreSQL behind one Kysely interface. */
 export async function openDb<DB>({
   url,
+  poolSize = 10,
   cacheStatements = true,
   durability = 'normal',
 }: OpenDbOptions): Promise<OpenedDb<DB>> {
@@ -62,7 +65,7 @@ export async function openDb<DB>({
     // BIGINT as number: every counter here stays far below 2^53.
     pg.types.setTypeParser(20, (v: string) => Number(v));
     const db = new Kysely<DB>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }),
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: poolSize }) }),
     });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }

@@ -105,6 +105,8 @@ describe('readBffEnv', () => {
     ]);
     expect(readBffEnv({}).config.sessionRateLimitPerMinute).toBe(600);
     expect(readBffEnv({ BFF_SESSION_RATE_LIMIT: '0' }).config.sessionRateLimitPerMinute).toBe(0);
+    expect(readBffEnv({}).databasePoolSize).toBe(10);
+    expect(readBffEnv({ BFF_DB_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
   });
 
   it.each([
@@ -117,6 +119,7 @@ describe('readBffEnv', () => {
     [{ BFF_TRUST_PROXY: 'yes' }, 'BFF_TRUST_PROXY'],
     [{ BFF_TRUST_PROXY: '10.0.0.0/99' }, 'BFF_TRUST_PROXY'],
     [{ BFF_SESSION_RATE_LIMIT: '-1' }, 'BFF_SESSION_RATE_LIMIT'],
+    [{ BFF_DB_POOL_SIZE: '0' }, 'BFF_DB_POOL_SIZE'],
   ])('rejects %o naming %s', (vars, name) => {
     expect(() => readBffEnv(vars)).toThrow(
       new RegExp(`invalid BFF configuration:[\\s\\S]*${name}:`),
