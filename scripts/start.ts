@@ -11,12 +11,9 @@ import type { Logger } from 'pino';
 import { createDemoApp } from '../demo/app';
 import { ensureDemoPlan, subscriptionDemo } from '../demo/subscription';
 import type { ConsoleSection } from '../demo/views';
-import { createBffApp } from '../server/bff/app';
 import { defaultBffConfig, type BffConfig } from '../server/bff/config';
 import { readBffEnv, type BffEnv } from '../server/bff/env';
-import type { BffDb } from '../server/bff/db';
-import { startUnknownAttemptResolver } from '../server/bff/payments/resolver';
-import { registerWebhook } from '../server/bff/webhooks/register';
+import { startBff } from '../server/bff/start';
 import { createGatewayClient } from '../server/gateway/client';
 import { openDb } from '../server/lib/db';
 import { createLogger, silentLogger } from '../server/lib/logging';
@@ -166,8 +163,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const demoServer = await bind(ports.demo, host, publicHost);
     closers.push(() => demoServer.close());
 
-    const bffDb = await openDb<BffDb>({ url: join(opts.dataDir, 'bff.sqlite') });
-    closers.push(() => bffDb.close());
+    // The merchant's own gateway client (the demo's plan); the BFF has its own, from its env.
     const gateway = createGatewayClient({
       gatewayBaseUrl: sandboxServer.url,
       integrationBaseUrl: sandboxServer.url,
@@ -175,32 +171,46 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         gateway: { userName: DEFAULT_CLIENT.userName, password: DEFAULT_CLIENT.password },
       },
     });
-    const bff = await createBffApp({
-      db: bffDb.db,
-      gateway,
-      config: defaultBffConfig({
-        publicUrl: bffServer.url,
-        merchantSecret,
-        staticDir: opts.distDir ?? DIST_DIR,
-        ...opts.bffConfig,
-        allowedOrigins: [demoServer.url, ...(opts.extraAllowedOrigins ?? [])],
-      }),
-      logger: opts.loggers?.bff ?? silentLogger,
-    });
-    bffServer.serve((req) => bff.app.fetch(req));
-    // The sandbox notifies the BFF (Authorized, Canceled, …) at its webhook receiver.
-    await registerWebhook(gateway, {
+    // The BFF as `npm run bff` starts it, from an environment wired to this stack: the
+    // sandbox's URLs and default client, the storefront's origin, the register at start.
+    const bffConfig = defaultBffConfig({
       publicUrl: bffServer.url,
-      accountNumber: DEFAULT_CLIENT.accountNumber,
-      ...bff.ctx.config.webhook,
+      merchantSecret,
+      staticDir: opts.distDir ?? DIST_DIR,
+      ...opts.bffConfig,
+      allowedOrigins: [demoServer.url, ...(opts.extraAllowedOrigins ?? [])],
+    });
+    const bffEnv: BffEnv = {
+      warnings: [],
+      port: 0,
+      host,
+      databaseUrl: join(opts.dataDir, 'bff.sqlite'),
+      databasePoolSize: 10,
+      logLevel: 'info',
+      gateway: {
+        gatewayBaseUrl: sandboxServer.url,
+        integrationBaseUrl: sandboxServer.url,
+        timeoutMs: 30_000,
+        credentials: {
+          gateway: { userName: DEFAULT_CLIENT.userName, password: DEFAULT_CLIENT.password },
+        },
+      },
+      config: bffConfig,
+      // The sandbox notifies the BFF (Authorized, Canceled, …) at its webhook receiver.
+      webhookRegistration: { enabled: true, accountNumber: DEFAULT_CLIENT.accountNumber },
+      // Payments that timed out after sending are settled from the sandbox's ledger.
+      resolver: {
+        intervalMs: 60_000,
+        accountNumber: DEFAULT_CLIENT.accountNumber,
+        strandedAfterMs: 2 * 30_000 + 60_000,
+      },
+    };
+    const bff = await startBff(bffEnv, {
       logger: opts.loggers?.bff ?? silentLogger,
+      serve: (fetch) => bffServer.serve(fetch),
+      awaitRegistration: true,
     });
-    // Payments that timed out after sending are settled from the sandbox's ledger.
-    const stopResolver = startUnknownAttemptResolver(bff.ctx, {
-      accountNumber: DEFAULT_CLIENT.accountNumber,
-      intervalMs: 60_000,
-    });
-    closers.push(stopResolver);
+    closers.push(() => bff.close());
 
     // The storefront's monthly plan lives in the gateway: found by name, or created now.
     await ensureDemoPlan(gateway);

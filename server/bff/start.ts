@@ -1,0 +1,90 @@
+import { serve } from '@hono/node-server';
+import type { Logger } from 'pino';
+import { createGatewayClient } from '../gateway/client';
+import { openDb } from '../lib/db';
+import { silentLogger } from '../lib/logging';
+import { createBffApp, type Bff } from './app';
+import type { BffDb } from './db';
+import type { BffEnv } from './env';
+import { startUnknownAttemptResolver } from './payments/resolver';
+import { registerWebhook } from './webhooks/register';
+
+export interface StartBffOptions {
+  logger?: Logger;
+  /**
+   * Serve on a server bound already (its address is `env.config.publicUrl`), as `npm start`
+   * does so that every URL is known before anything starts. Default: listen on
+   * `env.host:env.port`.
+   */
+  serve?: (fetch: (req: Request) => Response | Promise<Response>) => void;
+  /** Wait for the webhook URL registration before resolving (default: in the background). */
+  awaitRegistration?: boolean;
+}
+
+export interface StartedBff {
+  bff: Bff;
+  dialect: 'sqlite' | 'postgres';
+  /** Stops the maintenance round, the server (when it listens itself) and the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * The BFF wired from its environment (`readBffEnv`): the store, the gateway client, the app,
+ * the maintenance round, the HTTP server and the webhook registration. `server/bff/main.ts`
+ * and `npm start` (scripts/start.ts) both start it this way.
+ */
+export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise<StartedBff> {
+  const logger = opts.logger ?? silentLogger;
+  const store = await openDb<BffDb>({ url: env.databaseUrl, poolSize: env.databasePoolSize });
+  try {
+    const gateway = createGatewayClient({
+      gatewayBaseUrl: env.gateway.gatewayBaseUrl,
+      integrationBaseUrl: env.gateway.integrationBaseUrl,
+      credentials: env.gateway.credentials,
+      timeoutMs: env.gateway.timeoutMs,
+    });
+    const bff = await createBffApp({ db: store.db, gateway, config: env.config, logger });
+    const stopResolver =
+      env.resolver.intervalMs > 0
+        ? startUnknownAttemptResolver(bff.ctx, {
+            accountNumber: env.resolver.accountNumber,
+            intervalMs: env.resolver.intervalMs,
+            strandedAfterMs: env.resolver.strandedAfterMs,
+          })
+        : null;
+    let closeServer = async () => {};
+    if (opts.serve) {
+      opts.serve((req) => bff.app.fetch(req));
+    } else {
+      const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+        const s = serve({ fetch: bff.app.fetch, port: env.port, hostname: env.host }, () =>
+          resolve(s),
+        );
+        s.once('error', reject);
+      });
+      closeServer = () => new Promise<void>((r) => server.close(() => r()));
+    }
+    const registration = env.webhookRegistration.enabled
+      ? registerWebhook(gateway, {
+          publicUrl: env.config.publicUrl,
+          accountNumber: env.webhookRegistration.accountNumber,
+          ...bff.ctx.config.webhook,
+          logger,
+        })
+      : Promise.resolve();
+    if (opts.awaitRegistration) await registration;
+    else void registration;
+    return {
+      bff,
+      dialect: store.dialect,
+      async close() {
+        await stopResolver?.();
+        await closeServer();
+        await store.close();
+      },
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
