@@ -11,7 +11,15 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const TESTS = ['vitest', 'run', '--project', 'integration', 'test/integration/bff'];
+// `npm run test:postgres -- <files>` runs only those (default: every BFF integration test).
+const FILES = process.argv.slice(2);
+const TESTS = [
+  'vitest',
+  'run',
+  '--project',
+  'integration',
+  ...(FILES.length ? FILES : ['test/integration/bff']),
+];
 
 function findBin(name) {
   const which = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });

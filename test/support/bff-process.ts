@@ -35,7 +35,8 @@ function freePort(): Promise<number> {
   });
 }
 
-async function storeEnv(dir: string): Promise<Record<string, string>> {
+/** The store settings of a BFF process: a SQLite file in `dir`, or a fresh PostgreSQL schema. */
+export async function storeEnv(dir: string): Promise<Record<string, string>> {
   const url = process.env.BFF_TEST_DATABASE_URL;
   if (!url) return { BFF_DB: join(dir, 'bff.sqlite') };
   const { default: pg } = await import('pg');
@@ -53,6 +54,8 @@ export async function bffProcess(opts: {
   sandboxUrl: string;
   /** Extra environment (e.g. GATEWAY_TIMEOUT_MS, BFF_STRANDED_MARGIN_MS). */
   env?: Record<string, string>;
+  /** The store (`storeEnv`) to share with other processes; default: one of its own. */
+  store?: Record<string, string>;
 }): Promise<BffProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'bff-proc-'));
   const port = await freePort();
@@ -72,7 +75,7 @@ export async function bffProcess(opts: {
     BFF_WEBHOOK_ACCOUNT: DEFAULT_CLIENT.accountNumber,
     BFF_PAY_RATE_LIMIT: '1000',
     LOG_LEVEL: 'info',
-    ...(await storeEnv(dir)),
+    ...(opts.store ?? (await storeEnv(dir))),
     ...opts.env,
   };
   let child: ChildProcess | null = null;

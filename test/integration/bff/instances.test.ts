@@ -96,15 +96,16 @@ describe('the webhook inbox with two instances', () => {
     });
     expect(res.status).toBe(200);
     await webhookReceiverOf(a.bff.ctx).idle();
-    // Due again, but claimed by an instance that is gone (it never gives the claim back).
+    // Claimed by an instance that is gone (it never gives the claim back), then due again:
+    // the claim comes first, so no receiver can take the row in between.
     const now = b.clock.now().getTime() + 3_600_000;
-    a.clock.advance(3_600_000);
-    b.clock.advance(3_600_000);
     await inbox()
       .updateTable('webhook_inbox')
       .set({ claimed_by: 'bff_dead', claimed_until: new Date(now + 1_000).toISOString() })
       .where('movement_id', '=', movementId)
       .execute();
+    a.clock.advance(3_600_000);
+    b.clock.advance(3_600_000);
     await webhookReceiverOf(b.bff.ctx).processAll();
     expect(processed(movementId, 2)).toBe(0);
     a.clock.advance(INBOX_CLAIM_MS);
