@@ -29,6 +29,22 @@ afterAll(async () => {
 
 const inbox = () => inboxDb(store.db);
 
+/** A `Canceled` notice for a movement the gateway's ledger does not know (never confirmed). */
+const notice = (t: TestBff, movementId: number) =>
+  t.request('POST', '/webhooks/gateway', {
+    body: {
+      movementId,
+      nsu: String(movementId),
+      codAuth: 'ZZ9999',
+      installmentNumber: 1,
+      moment: '2026-05-01T10:00:00.000-03:00',
+      type: 'TransactionStatus',
+      oldValue: '',
+      newValue: 'Canceled',
+    },
+    headers: { authorization: basic },
+  });
+
 /** The processing log lines of a movement, across both instances. */
 const processed = (movementId: number, tries: number) =>
   [...a.logs, ...b.logs].filter((line) => {
@@ -43,19 +59,7 @@ describe('the webhook inbox with two instances', () => {
     // so each stays `received` and is tried again later.
     await Promise.all(
       ids.map(async (movementId, i) => {
-        const res = await (i % 2 ? a : b).request('POST', '/webhooks/gateway', {
-          body: {
-            movementId,
-            nsu: String(movementId),
-            codAuth: 'ZZ9999',
-            installmentNumber: 1,
-            moment: '2026-05-01T10:00:00.000-03:00',
-            type: 'TransactionStatus',
-            oldValue: '',
-            newValue: 'Canceled',
-          },
-          headers: { authorization: basic },
-        });
+        const res = await notice(i % 2 ? a : b, movementId);
         expect(res.status).toBe(200);
       }),
     );
@@ -81,19 +85,7 @@ describe('the webhook inbox with two instances', () => {
 
   it('a claim left by an instance that died is taken over once it lapses', async () => {
     const movementId = 9_200_000;
-    const res = await a.request('POST', '/webhooks/gateway', {
-      body: {
-        movementId,
-        nsu: String(movementId),
-        codAuth: 'ZZ9998',
-        installmentNumber: 1,
-        moment: '2026-05-01T10:00:00.000-03:00',
-        type: 'TransactionStatus',
-        oldValue: '',
-        newValue: 'Canceled',
-      },
-      headers: { authorization: basic },
-    });
+    const res = await notice(a, movementId);
     expect(res.status).toBe(200);
     await webhookReceiverOf(a.bff.ctx).idle();
     // Claimed by an instance that is gone (it never gives the claim back), then due again:
