@@ -133,9 +133,10 @@ test('one cart, one charge: two tabs of the same cart pay one session once', asy
   await expect(store.cartCount).toHaveText('0');
 
   await tabB.payWith({ number: CARDS.mastercard }, 'debit');
-  await expect
-    .poll(async () => (await tabB.events()).some((e) => /succeeded|failed/.test(e.type)))
-    .toBe(true);
+  // Tab B is told the session's truth, success, and the store takes it to the order page.
+  await tabB.waitForEvent('checkout-succeeded');
+  expect(await tabB.events('checkout-failed')).toEqual([]);
+  await expect(other).toHaveURL(/\/order\/cs_/);
 
   const session = await merchant.session(sessionId);
   expect(session.status).toBe('succeeded');
