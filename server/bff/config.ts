@@ -32,6 +32,11 @@ export interface BffConfig {
   sessionRateLimitPerMinute?: number;
   /** The merchant's gateway account: ledger searches confirm webhooks and unknown payments. */
   accountNumber?: string;
+  /**
+   * How long an instance holds the webhook inbox rows it claimed (renewed row by row as it
+   * works): how long a killed instance's rows wait before another instance takes them.
+   */
+  inboxClaimMs?: number;
 }
 
 export const BFF_DEFAULTS = {
@@ -41,6 +46,7 @@ export const BFF_DEFAULTS = {
   trustProxy: false as TrustProxy,
   sessionRateLimitPerMinute: 600,
   accountNumber: '1001',
+  inboxClaimMs: MS.minute,
 };
 
 /** A config for tests and the demo: the DESIGN §4 defaults. */

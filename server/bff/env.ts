@@ -90,6 +90,7 @@ const EnvSchema = z
     BFF_PAY_RATE_LIMIT: positiveInt(10),
     BFF_STATIC_DIR: z.string().min(1).default('dist'),
     BFF_SESSION_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
+    BFF_INBOX_CLAIM_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
     BFF_TRUST_PROXY: z
       .string()
       .default('false')
@@ -260,6 +261,7 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
       trustProxy: e.BFF_TRUST_PROXY,
       accountNumber: e.BFF_WEBHOOK_ACCOUNT,
       sessionRateLimitPerMinute: e.BFF_SESSION_RATE_LIMIT,
+      inboxClaimMs: e.BFF_INBOX_CLAIM_MS,
     },
     webhookRegistration: { enabled: e.BFF_WEBHOOK_REGISTER, accountNumber: e.BFF_WEBHOOK_ACCOUNT },
     resolver: {

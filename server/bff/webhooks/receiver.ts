@@ -43,8 +43,6 @@ export type Notification = z.infer<typeof NotificationSchema>;
 
 const MAX_BODY_BYTES = 16 * 1024;
 
-/** How long an instance holds the inbox rows it claimed (renewed row by row as it works). */
-export const INBOX_CLAIM_MS = 60_000;
 /** Rows claimed at a time: small, so instances share a burst. */
 const CLAIM_BATCH = 25;
 
@@ -301,7 +299,7 @@ export class WebhookReceiver {
    * Confirms and applies every `received` notification that is due, in movement order. One
    * whose confirmation fails is tried again later (the maintenance round kicks the receiver).
    * Several instances on one store share the work: each claims a batch of rows for
-   * `INBOX_CLAIM_MS` (rows another instance holds are skipped; a dead instance's claim
+   * `inboxClaimMs` (rows another instance holds are skipped; a dead instance's claim
    * lapses), and takes a row only if its claim still holds just before applying it.
    */
   async processAll(): Promise<void> {
@@ -344,7 +342,7 @@ export class WebhookReceiver {
   private async claimBatch(): Promise<InboxRow[]> {
     const now = this.ctx.clock.now();
     const nowIso = now.toISOString();
-    const until = new Date(now.getTime() + INBOX_CLAIM_MS).toISOString();
+    const until = new Date(now.getTime() + this.ctx.config.inboxClaimMs).toISOString();
     const postgres = isPostgres(this.ctx.db);
     const due = sql`
       select movement_id, body_hash from webhook_inbox
@@ -372,7 +370,7 @@ export class WebhookReceiver {
     const now = this.ctx.clock.now();
     const res = await this.db
       .updateTable('webhook_inbox')
-      .set({ claimed_until: new Date(now.getTime() + INBOX_CLAIM_MS).toISOString() })
+      .set({ claimed_until: new Date(now.getTime() + this.ctx.config.inboxClaimMs).toISOString() })
       .where('movement_id', '=', row.movement_id)
       .where('body_hash', '=', row.body_hash)
       .where('status', '=', 'received')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BffDb } from '../../../server/bff/db';
 import { MAINTENANCE_LEASE, maintenanceRound } from '../../../server/bff/payments/resolver';
-import { INBOX_CLAIM_MS, webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
+import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
 import { inboxDb } from '../../../server/bff/webhooks/store';
 import { openDb } from '../../../server/lib/db';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
@@ -100,8 +100,8 @@ describe('the webhook inbox with two instances', () => {
     b.clock.advance(3_600_000);
     await webhookReceiverOf(b.bff.ctx).processAll();
     expect(processed(movementId, 2)).toBe(0);
-    a.clock.advance(INBOX_CLAIM_MS);
-    b.clock.advance(INBOX_CLAIM_MS);
+    a.clock.advance(b.bff.ctx.config.inboxClaimMs);
+    b.clock.advance(b.bff.ctx.config.inboxClaimMs);
     await webhookReceiverOf(b.bff.ctx).processAll();
     expect(processed(movementId, 2)).toBe(1);
   });

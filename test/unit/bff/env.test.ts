@@ -107,6 +107,8 @@ describe('readBffEnv', () => {
     expect(readBffEnv({ BFF_SESSION_RATE_LIMIT: '0' }).config.sessionRateLimitPerMinute).toBe(0);
     expect(readBffEnv({}).databasePoolSize).toBe(10);
     expect(readBffEnv({ BFF_DB_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
+    expect(readBffEnv({}).config.inboxClaimMs).toBe(60_000);
+    expect(readBffEnv({ BFF_INBOX_CLAIM_MS: '5000' }).config.inboxClaimMs).toBe(5_000);
   });
 
   it.each([
@@ -120,6 +122,7 @@ describe('readBffEnv', () => {
     [{ BFF_TRUST_PROXY: '10.0.0.0/99' }, 'BFF_TRUST_PROXY'],
     [{ BFF_SESSION_RATE_LIMIT: '-1' }, 'BFF_SESSION_RATE_LIMIT'],
     [{ BFF_DB_POOL_SIZE: '0' }, 'BFF_DB_POOL_SIZE'],
+    [{ BFF_INBOX_CLAIM_MS: '10' }, 'BFF_INBOX_CLAIM_MS'],
   ])('rejects %o naming %s', (vars, name) => {
     expect(() => readBffEnv(vars)).toThrow(
       new RegExp(`invalid BFF configuration:[\\s\\S]*${name}:`),
