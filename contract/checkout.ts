@@ -45,6 +45,11 @@ export interface CreateSessionBody {
   /** A recurrence plan id: the session subscribes instead of charging an amount. */
   planId?: string | undefined;
   expiresInSeconds?: number | undefined;
+  /**
+   * The merchant's own keys and values (at most 20 keys of up to 40 characters, values up to
+   * 500), returned with the session everywhere and in its events. Never card data.
+   */
+  metadata?: Record<string, string> | undefined;
 }
 
 /**

@@ -39,16 +39,10 @@ export const MerchantSessionSchema = z.looseObject({
 });
 export type MerchantSession = z.infer<typeof MerchantSessionSchema>;
 
-const SessionListSchema = z.union([
-  z.array(MerchantSessionSchema),
-  z
-    .looseObject({
-      data: z.array(MerchantSessionSchema).optional(),
-      sessions: z.array(MerchantSessionSchema).optional(),
-      items: z.array(MerchantSessionSchema).optional(),
-    })
-    .transform((o) => o.data ?? o.sessions ?? o.items ?? []),
-]);
+/** Every `/v1` list is a page: `{data, hasMore}`, newest first. */
+const SessionListSchema = z
+  .object({ data: z.array(MerchantSessionSchema), hasMore: z.boolean() })
+  .transform((o) => o.data);
 
 export type MerchantResult<T> =
   { ok: true; value: T } | { ok: false; status: number; error: string };

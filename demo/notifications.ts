@@ -19,7 +19,7 @@ export const ConsoleNotificationSchema = z.object({
 });
 export type ConsoleNotification = z.infer<typeof ConsoleNotificationSchema>;
 
-const ListSchema = z.object({ items: z.array(ConsoleNotificationSchema) });
+const ListSchema = z.object({ data: z.array(ConsoleNotificationSchema), hasMore: z.boolean() });
 
 export type NotificationsResult =
   { ok: true; items: ConsoleNotification[] } | { ok: false; status: number };
@@ -62,7 +62,7 @@ export function notificationsConsole(opts: {
       });
       if (!res.ok) return { ok: false, status: res.status };
       const parsed = ListSchema.safeParse(await res.json());
-      return parsed.success ? { ok: true, items: parsed.data.items } : { ok: false, status: 502 };
+      return parsed.success ? { ok: true, items: parsed.data.data } : { ok: false, status: 502 };
     } catch {
       return { ok: false, status: 0 };
     }

@@ -67,7 +67,7 @@ const SubscriptionSchema = z.looseObject({
   billings: z.array(BillingSchema),
 });
 type ConsoleSubscription = z.infer<typeof SubscriptionSchema>;
-const ListSchema = z.object({ items: z.array(SubscriptionSchema) });
+const ListSchema = z.object({ data: z.array(SubscriptionSchema), hasMore: z.boolean() });
 
 const SUBSCRIPTION_STATUS: Record<string, string> = {
   Active: 'Ativa',
@@ -285,7 +285,7 @@ export function subscriptionDemo(opts: {
           signal: AbortSignal.timeout(10_000),
         });
         const parsed = res.ok ? ListSchema.safeParse(await res.json()) : null;
-        if (parsed?.success) return subscriptionsTable(parsed.data.items);
+        if (parsed?.success) return subscriptionsTable(parsed.data.data);
         logger.warn({ status: res.status }, 'subscriptions not listed');
       } catch (err) {
         logger.warn({ err: { message: (err as Error).message } }, 'subscriptions not listed');

@@ -16,6 +16,9 @@ import { baselineSecurityHeaders } from './http/security-headers';
 import { checkoutApiRoutes, checkoutPageRoutes } from './routes/checkout';
 import { healthRoutes } from './routes/health';
 import { merchantRoutes } from './routes/merchant';
+import { eventRoutes } from './routes/events';
+import { mountEventDelivery } from './events/delivery';
+import { merchantApiErrors } from './http/api-errors';
 import { staticRoutes } from './routes/static';
 import { webhookNotificationRoutes } from './webhooks/notifications';
 import { webhookReceiverRoutes } from './webhooks/receiver';
@@ -60,10 +63,13 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     rateLimits: deps.rateLimits ?? storeRateLimits(deps.db),
   };
 
+  mountEventDelivery(ctx);
+
   const app = new Hono<BffEnv>()
     .use('*', requestContext(ctx.logger))
     .use('*', baselineSecurityHeaders(config.publicUrl))
     // Card ciphertexts are ~350 bytes and PaRes a few KiB: nothing legitimate is larger.
+    .use('/v1/*', merchantApiErrors())
     .use('/v1/*', maxBody(32 * 1024))
     .use('/checkout/*', maxBody(32 * 1024))
     // A notification is a few hundred bytes; counted as read, so chunked bodies are held too.
@@ -71,6 +77,7 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     .route('/', healthRoutes(ctx))
     .route('/v1', merchantRoutes(ctx))
     .route('/v1', webhookNotificationRoutes(ctx))
+    .route('/v1', eventRoutes(ctx))
     .route('/checkout/api', checkoutApiRoutes(ctx))
     .route('/checkout', checkoutPageRoutes(ctx))
     .route('/webhooks', webhookReceiverRoutes(ctx))

@@ -37,6 +37,19 @@ export const ChallengeWindowSizeSchema = z.enum(CHALLENGE_WINDOW_SIZES);
 
 // ---------------------------------------------------------------- merchant API (server to server)
 
+/** The merchant's `metadata`: at most 20 string keys (≤ 40 chars) with string values (≤ 500). */
+export const MetadataSchema = z
+  .record(
+    z
+      .string()
+      .min(1, { error: 'keys must not be empty' })
+      .max(40, { error: 'keys must be at most 40 characters' }),
+    z
+      .string({ error: 'values must be strings' })
+      .max(500, { error: 'values must be at most 500 characters' }),
+  )
+  .refine((m) => Object.keys(m).length <= 20, { error: 'at most 20 keys' });
+
 /** `POST /v1/checkout-sessions` (Authorization: Bearer <merchant secret>). */
 export const CreateSessionBodySchema = z
   .object({
@@ -63,6 +76,7 @@ export const CreateSessionBodySchema = z
     /** A recurrence plan id: the session subscribes instead of charging an amount. */
     planId: z.string().min(1).max(36).optional(),
     expiresInSeconds: z.number().int().min(60).max(86_400).optional(),
+    metadata: MetadataSchema.optional(),
   })
   .strict();
 

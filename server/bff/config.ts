@@ -37,6 +37,12 @@ export interface BffConfig {
    * works): how long a killed instance's rows wait before another instance takes them.
    */
   inboxClaimMs?: number;
+  /** Where events are delivered (`BFF_EVENTS_URL`); empty: recorded, listed, not sent. */
+  eventsUrl?: string;
+  /** The Standard Webhooks signing secret (`whsec_…`, `BFF_EVENTS_SECRET`). */
+  eventsSecret?: string;
+  /** How long one delivery may take before it counts as failed (15 s). */
+  eventsTimeoutMs?: number;
 }
 
 export const BFF_DEFAULTS = {
@@ -47,6 +53,9 @@ export const BFF_DEFAULTS = {
   sessionRateLimitPerMinute: 600,
   accountNumber: '1001',
   inboxClaimMs: MS.minute,
+  eventsUrl: '',
+  eventsSecret: '',
+  eventsTimeoutMs: 15_000,
 };
 
 /** A config for tests and the demo: the DESIGN §4 defaults. */

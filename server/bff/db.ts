@@ -31,6 +31,8 @@ export interface BffDb {
     created_at: string;
     updated_at: string;
     expires_at: string;
+    /** The merchant's `metadata` (string keys and values), JSON; null when none was given. */
+    metadata_json: string | null;
   };
   payment_attempts: {
     id: string;
@@ -286,6 +288,16 @@ export const bffMigrations: Migration[] = [
         .alterTable('payment_attempts')
         .addColumn('card_last4', 'varchar(4)')
         .execute();
+    },
+  },
+  {
+    name: 'bff_0009_session_metadata_and_expiry',
+    async up(db) {
+      await db.schema.alterTable('checkout_sessions').addColumn('metadata_json', 'text').execute();
+      // The maintenance round expires open sessions whose time ran out.
+      await sql`create index checkout_sessions_open_expiry on checkout_sessions (expires_at) where status = 'open'`.execute(
+        db,
+      );
     },
   },
 ];

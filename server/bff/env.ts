@@ -91,6 +91,19 @@ const EnvSchema = z
     BFF_STATIC_DIR: z.string().min(1).default('dist'),
     BFF_SESSION_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
     BFF_INBOX_CLAIM_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+    /** Where the merchant's events are POSTed, signed (README "Events"); unset: not sent. */
+    BFF_EVENTS_URL: z
+      .string()
+      .url({ error: 'must be an http(s) URL' })
+      .regex(/^https?:\/\//, { error: 'must be an http(s) URL' })
+      .optional(),
+    /** The Standard Webhooks secret: `whsec_` and base64 of 24 to 64 random bytes. */
+    BFF_EVENTS_SECRET: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, {
+        error: 'must be whsec_ followed by base64 of 24 to 64 bytes (see README "Events")',
+      })
+      .optional(),
     BFF_TRUST_PROXY: z
       .string()
       .default('false')
@@ -127,6 +140,13 @@ const EnvSchema = z
         code: 'custom',
         path: ['DATABASE_URL'],
         message: 'must be a postgres:// URL (leave it unset for SQLite)',
+      });
+    }
+    if (env.BFF_EVENTS_URL && !env.BFF_EVENTS_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BFF_EVENTS_SECRET'],
+        message: 'is required with BFF_EVENTS_URL (events are always signed)',
       });
     }
     for (const [user, pass] of [
@@ -262,6 +282,8 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
       accountNumber: e.BFF_WEBHOOK_ACCOUNT,
       sessionRateLimitPerMinute: e.BFF_SESSION_RATE_LIMIT,
       inboxClaimMs: e.BFF_INBOX_CLAIM_MS,
+      eventsUrl: e.BFF_EVENTS_URL ?? '',
+      eventsSecret: e.BFF_EVENTS_SECRET ?? '',
     },
     webhookRegistration: { enabled: e.BFF_WEBHOOK_REGISTER, accountNumber: e.BFF_WEBHOOK_ACCOUNT },
     resolver: {

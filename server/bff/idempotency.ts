@@ -1,5 +1,7 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isUniqueViolation } from '../lib/db';
-import type { ErrorItem } from '../lib/http';
+import { errorItems, type ErrorItem } from '../lib/http';
 import { sha256Hex } from '../lib/secrets';
 import type { BffKysely } from './db';
 
@@ -139,4 +141,53 @@ export async function runIdempotent(
     .where('key', '=', where.key)
     .execute();
   return { kind: 'fresh', answer };
+}
+
+/** An answer not to keep under its key (a 5xx): the key is released for a retry. */
+class NotKept extends Error {
+  constructor(readonly answer: StoredAnswer) {
+    super('not kept');
+  }
+}
+
+/**
+ * A merchant-API POST with Stripe's `Idempotency-Key` semantics, keyed per resource and
+ * action: without a key the work just runs; with one, the first answer (not a 5xx) is kept a
+ * day and replayed (`Idempotent-Replayed: true`), 409 while the first still runs, 422 for the
+ * same key with another body.
+ */
+export async function idempotentPost(
+  db: BffKysely,
+  c: Context,
+  where: { resource: string; action: string; body: unknown; at: Date },
+  work: () => Promise<StoredAnswer>,
+): Promise<Response> {
+  const key = c.req.header('idempotency-key');
+  const reply = (a: StoredAnswer) => c.json(a.body, a.status as ContentfulStatusCode);
+  if (key === undefined) return reply(await work());
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    return c.json(
+      errorItems(
+        'Idempotency-Key',
+        'Idempotency-Key: 8 to 100 characters of letters, digits, _ . : -',
+      ),
+      400,
+    );
+  }
+  const out = await runIdempotent(
+    db,
+    { sessionId: where.resource, scope: where.action, key, body: where.body, at: where.at },
+    async () => {
+      const answer = await work();
+      if (answer.status >= 500) throw new NotKept(answer);
+      return answer;
+    },
+  ).catch((err: unknown) => {
+    if (err instanceof NotKept) return err.answer;
+    throw err;
+  });
+  if (!('kind' in out)) return reply(out);
+  if (out.kind === 'conflict') return c.json(out.items, out.status);
+  if (out.kind === 'replay') c.header('Idempotent-Replayed', 'true');
+  return reply(out.answer);
 }

@@ -3,6 +3,7 @@ import { bffMigrations } from './db';
 import { rateLimitMigrations } from './http/rate-limits';
 import { leaseMigrations } from './leases';
 import { inboxMigrations } from './webhooks/store';
+import { eventMigrations } from './events/store';
 
 /**
  * Every migration of the BFF's store, in the one order they run in (`createBffApp`, before
@@ -14,4 +15,5 @@ export const BFF_MIGRATIONS: readonly Migration[] = [
   ...inboxMigrations,
   ...leaseMigrations,
   ...rateLimitMigrations,
+  ...eventMigrations,
 ];

@@ -100,7 +100,7 @@ test.describe('subscription checkout', () => {
     const res = await fetch(`${stack.E2E_BFF_URL}/v1/subscriptions?limit=50`, {
       headers: { authorization: `Bearer ${stack.E2E_MERCHANT_SECRET}` },
     });
-    const items = ((await res.json()) as { items: { id: string; status: string }[] }).items;
+    const items = ((await res.json()) as { data: { id: string; status: string }[] }).data;
     expect(items.find((s) => s.id === attempt.subscriptionId)?.status).toBe('Canceled');
   });
 

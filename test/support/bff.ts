@@ -1,6 +1,7 @@
 import { constants, publicEncrypt, randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
+import type { ApiError } from '../../contract/events';
 import { createBffApp, type Bff, type BffDeps } from '../../server/bff/app';
 import type { CreateSessionBody, CreatedSession, PayBody } from '../../server/bff/checkout-api';
 import { defaultBffConfig, type BffConfig } from '../../server/bff/config';
@@ -82,6 +83,21 @@ async function answer(res: Response): Promise<HttpAnswer> {
 }
 
 /** A future expiry, two digits each. */
+/**
+ * The merchant API's error object of an answer (`{"error": {...}}`); throws when the answer
+ * is not one, so a test reading it also proves the shape.
+ */
+export function apiError(res: { status: number; body: unknown }): ApiError['error'] {
+  const body = res.body as Partial<ApiError> | null;
+  if (!body || typeof body !== 'object' || !body.error || typeof body.error.code !== 'string') {
+    throw new Error(`not an API error object (HTTP ${res.status}): ${JSON.stringify(res.body)}`);
+  }
+  if (typeof body.error.requestId !== 'string' || body.error.requestId === '') {
+    throw new Error('an API error object without a requestId');
+  }
+  return body.error;
+}
+
 export function futureExpiry(): { month: string; year: string } {
   const y = (new Date().getUTCFullYear() + 3) % 100;
   return { month: '12', year: String(y).padStart(2, '0') };

@@ -17,7 +17,6 @@ import {
   insertChallenge,
   storePares,
   transitionChallenge,
-  transitionSession,
   updateAttempt,
   type ChallengeRow,
   type SessionRow,
@@ -25,6 +24,7 @@ import {
 import type { GatewayFailure } from './outcomes';
 import { cardInfoOf, refuse, THREE_DS_PENDING, type StepAnswer } from './pay-common';
 import { settle, settleAuthorization, settleError } from './settlement';
+import { transitionSession } from '../sessions/transition';
 
 /** The 3-D Secure challenge of a debit attempt: opened by pay, completed or canceled here. */
 
@@ -60,7 +60,7 @@ export async function openChallenge(
     answered_at: null,
   });
   await updateAttempt(ctx.db, attemptId, { status: 'challenge', updated_at: now.toISOString() });
-  await transitionSession(ctx.db, row.id, 'processing', 'challenge', now);
+  await transitionSession(ctx, row.id, 'processing', 'challenge', now);
   return {
     status: 'challenge',
     challengeId,
@@ -112,7 +112,7 @@ export async function completeChallenge(
     return refuse(409, 'challengeId', 'challengeId: the challenge has already ended');
   }
   const now = ctx.clock.now();
-  if (!(await transitionSession(ctx.db, row.id, 'challenge', 'processing', now))) {
+  if (!(await transitionSession(ctx, row.id, 'challenge', 'processing', now))) {
     return refuse(409, 'session', 'session: not waiting for a challenge');
   }
   const attemptLog = log.child({ sessionId: row.id, attemptId: ch.attempt_id, method: 'debit' });

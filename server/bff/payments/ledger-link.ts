@@ -1,7 +1,7 @@
 import { isUniqueViolation } from '../../lib/db';
 import type { BffContext } from '../context';
-import { markAttemptCanceled, transitionSession } from '../sessions/store';
 import { inboxDb } from '../webhooks/store';
+import { transitionSession, markAttemptCanceled } from '../sessions/transition';
 
 /** A sale of the gateway's reconciliation ledger (either search's row, reduced). */
 export interface LedgerSale {
@@ -53,7 +53,7 @@ export async function linkSaleToAttempt(
   }
   if (updated !== 1) return false;
   await transitionSession(
-    ctx.db,
+    ctx,
     attempt.session_id,
     ['pending', 'processing', 'failed'],
     'succeeded',
@@ -69,7 +69,7 @@ export async function linkSaleToAttempt(
     .returning(['new_value', 'moment'])
     .execute();
   const canceled = early.find((n) => n.new_value === 'Canceled');
-  if (sale.status === 'C') await markAttemptCanceled(ctx.db, attempt.id, canceled?.moment ?? at);
+  if (sale.status === 'C') await markAttemptCanceled(ctx, attempt.id, canceled?.moment ?? at);
   ctx.logger.warn(
     {
       event: 'payment.resolved',

@@ -9,7 +9,6 @@ import {
   insertAttempt,
   sessionMethods,
   transitionChallenge,
-  transitionSession,
   type SessionRow,
 } from '../sessions/store';
 import { openChallenge } from './challenge';
@@ -27,6 +26,7 @@ import {
 } from './pay-common';
 import { settle, settleAuthorization, settleError } from './settlement';
 import { subscribe } from './subscribe';
+import { transitionSession } from '../sessions/transition';
 
 /** The 409 a pay gets while an earlier payment's outcome is being confirmed. */
 export const PAYMENT_PENDING = {
@@ -98,7 +98,7 @@ export async function pay(
   }
 
   const now = ctx.clock.now();
-  if (!(await transitionSession(ctx.db, row.id, 'open', 'processing', now))) {
+  if (!(await transitionSession(ctx, row.id, 'open', 'processing', now))) {
     const current = (await findSession(ctx.db, row.id)) ?? row;
     return (
       (await notPayable(ctx, current)) ??

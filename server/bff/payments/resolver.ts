@@ -3,12 +3,15 @@ import { MS } from '../../lib/clock';
 import type { Billing, ConcilSummaryRow } from '../../gateway/schemas';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure } from '../sessions/service';
-import { findSession, transitionSession } from '../sessions/store';
+import { findSession } from '../sessions/store';
 import { webhookReceiverOf } from '../webhooks/receiver';
 import { pruneIdempotencyKeys } from '../idempotency';
 import { acquireLease } from '../leases';
 import { linkSaleToAttempt } from './ledger-link';
 import { settleSubscription } from './subscribe';
+import { transitionSession } from '../sessions/transition';
+import { eventDeliveryOf } from '../events/delivery';
+import { expireDueSessions } from '../sessions/service';
 
 /** Options of the unknown-attempt resolver (DESIGN §4: a timeout after sending, a crash). */
 export interface ResolveOptions {
@@ -94,7 +97,7 @@ export async function resolveUnknownAttempts(
 
   for (const a of unknown) {
     if (a.session_status !== 'processing') continue;
-    if (await transitionSession(ctx.db, a.session_id, 'processing', 'pending', now)) {
+    if (await transitionSession(ctx, a.session_id, 'processing', 'pending', now)) {
       ctx.logger.warn(
         { event: 'payment.stranded', attemptId: a.id, sessionId: a.session_id },
         'a payment left without an answer (the BFF stopped mid-call) is being confirmed',
@@ -249,8 +252,12 @@ export async function maintenanceRound(
     await pruneIdempotencyKeys(ctx.db, ctx.clock.now()).catch((err: unknown) => {
       ctx.logger.warn({ err: { message: (err as Error).message } }, 'idempotency prune failed');
     });
+    await expireDueSessions(ctx).catch((err: unknown) => {
+      ctx.logger.warn({ err: { message: (err as Error).message } }, 'session expiry failed');
+    });
   }
   webhookRetry(ctx);
+  eventDeliveryOf(ctx)?.kick();
   return report ? { led, report } : { led };
 }
 

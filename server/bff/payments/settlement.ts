@@ -3,18 +3,14 @@ import type { PaymentAuthorization } from '../../gateway/schemas';
 import type { FailureCode, PayResult, SessionStatus } from '../checkout-api';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure, succeededResult } from '../sessions/service';
-import {
-  transitionSession,
-  updateAttempt,
-  type AttemptRow,
-  type SessionRow,
-} from '../sessions/store';
+import { updateAttempt, type AttemptRow, type SessionRow } from '../sessions/store';
 import {
   classifyMoneyCallError,
   countsAsAttempt,
   failureCodeOf,
   type GatewayFailure,
 } from './outcomes';
+import { transitionSession } from '../sessions/transition';
 
 /**
  * The states a session settles from once a gateway call answers: `processing`, or `pending`
@@ -47,7 +43,7 @@ export async function succeed(
     failure_code: null,
     updated_at: now.toISOString(),
   });
-  await transitionSession(ctx.db, sessionId, SETTLES_FROM, 'succeeded', now, {
+  await transitionSession(ctx, sessionId, SETTLES_FROM, 'succeeded', now, {
     failure_code: null,
   });
   const attempt = await ctx.db
@@ -125,7 +121,7 @@ export async function settle(
       failure_code: null,
       updated_at: now.toISOString(),
     });
-    await transitionSession(ctx.db, row.id, 'processing', 'pending', now, { failure_code: null });
+    await transitionSession(ctx, row.id, 'processing', 'pending', now, { failure_code: null });
     return { status: 'pending' };
   }
   const code: FailureCode = failureCodeOf(failure);

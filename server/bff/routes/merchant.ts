@@ -1,16 +1,18 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { MS } from '../../lib/clock';
-import { queryInt } from '../../gateway/schemas/common';
 import { errorResponse, parseJsonBody, parseQuery } from '../../lib/http';
 import { constantTimeEqual } from '../../lib/secrets';
 import { CreateSessionBodySchema, SESSION_STATUSES } from '../checkout-api';
 import type { BffContext, BffEnv } from '../context';
 import { rateLimit } from '../http/middleware';
 import { createSessionIdempotently } from '../sessions/create-idempotent';
-import { createSession, refreshSession, sessionDetail, sessionSummary } from '../sessions/service';
-import { findSession, listSessions } from '../sessions/store';
-import { listSubscriptions } from '../subscriptions/service';
+import { bothCursors, PAGE_QUERY, readPage } from '../http/pagination';
+import { idempotentPost } from '../idempotency';
+import { createSession, expireSession, refreshSession } from '../sessions/service';
+import { findSession } from '../sessions/store';
+import { sessionDetail, sessionSummary } from '../sessions/views';
+import { cancelSubscription, listSubscriptions } from '../subscriptions/service';
 
 /** `Authorization: Bearer <merchant secret>`, compared in constant time. */
 export function requireMerchant(ctx: BffContext): MiddlewareHandler<BffEnv> {
@@ -31,11 +33,18 @@ export function requireMerchant(ctx: BffContext): MiddlewareHandler<BffEnv> {
 }
 
 const ListQuerySchema = z
-  .object({
-    limit: queryInt({ min: 1, max: 100 }).optional(),
-    status: z.enum(SESSION_STATUSES).optional(),
-  })
+  .object({ ...PAGE_QUERY, status: z.enum(SESSION_STATUSES).optional() })
   .strict();
+
+const SubscriptionsQuerySchema = z.object({ ...PAGE_QUERY }).strict();
+
+const bothCursorsError = (c: Context) =>
+  errorResponse(
+    c,
+    400,
+    'ending_before',
+    'ending_before: give starting_after or ending_before, not both',
+  );
 
 /** Session creation per client address per minute (`BFF_SESSION_RATE_LIMIT`; 0 = none). */
 function sessionLimit(ctx: BffContext): MiddlewareHandler<BffEnv> {
@@ -52,7 +61,10 @@ function sessionLimit(ctx: BffContext): MiddlewareHandler<BffEnv> {
   });
 }
 
-/** The merchant API: `/v1/checkout-sessions` (server to server). */
+/**
+ * The merchant API (server to server): checkout sessions (create, list, read, expire) and the
+ * subscriptions they made (list, cancel). Every POST takes an `Idempotency-Key`.
+ */
 export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
   return new Hono<BffEnv>()
     .use('*', requireMerchant(ctx))
@@ -75,21 +87,40 @@ export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
     .get('/checkout-sessions', async (c) => {
       const q = parseQuery(c, ListQuerySchema);
       if (!q.ok) return q.response;
-      const rows = await listSessions(ctx.db, {
-        limit: q.data.limit ?? 20,
-        ...(q.data.status ? { status: q.data.status } : {}),
+      if (bothCursors(q.data)) return bothCursorsError(c);
+      let base = ctx.db.selectFrom('checkout_sessions').selectAll();
+      if (q.data.status) base = base.where('status', '=', q.data.status);
+      const page = await readPage(base, q.data, async (id) => {
+        const row = await findSession(ctx.db, id);
+        return row && { createdAt: row.created_at, id: row.id };
       });
-      const items = [];
-      for (const row of rows) items.push(sessionSummary(ctx, await refreshSession(ctx, row)));
-      return c.json({ items });
+      if ('badCursor' in page) {
+        return errorResponse(c, 400, page.badCursor, `${page.badCursor}: no such checkout session`);
+      }
+      const data = [];
+      for (const row of page.data) data.push(sessionSummary(ctx, await refreshSession(ctx, row)));
+      return c.json({ data, hasMore: page.hasMore });
+    })
+    .get('/checkout-sessions/:id', async (c) => {
+      const row = await findSession(ctx.db, c.req.param('id'));
+      if (!row) return errorResponse(c, 404, 'id', 'id: no such checkout session');
+      return c.json(await sessionDetail(ctx, await refreshSession(ctx, row)));
+    })
+    .post('/checkout-sessions/:id/expire', async (c) => {
+      const id = c.req.param('id');
+      const at = ctx.clock.now();
+      return idempotentPost(ctx.db, c, { resource: id, action: 'expire', body: {}, at }, () =>
+        expireSession(ctx, id),
+      );
     })
     .get('/subscriptions', async (c) => {
-      const q = parseQuery(
-        c,
-        z.object({ limit: queryInt({ min: 1, max: 50 }).optional() }).strict(),
-      );
+      const q = parseQuery(c, SubscriptionsQuerySchema);
       if (!q.ok) return q.response;
-      const listed = await listSubscriptions(ctx, q.data.limit ?? 20);
+      if (bothCursors(q.data)) return bothCursorsError(c);
+      const listed = await listSubscriptions(ctx, q.data);
+      if ('badCursor' in listed) {
+        return errorResponse(c, 400, listed.badCursor, `${listed.badCursor}: no such subscription`);
+      }
       if (!listed.ok) {
         return errorResponse(
           c,
@@ -98,11 +129,13 @@ export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
           'gateway: subscriptions could not be read; try again later',
         );
       }
-      return c.json({ items: listed.items });
+      return c.json(listed.page);
     })
-    .get('/checkout-sessions/:id', async (c) => {
-      const row = await findSession(ctx.db, c.req.param('id'));
-      if (!row) return errorResponse(c, 404, 'id', 'id: no such checkout session');
-      return c.json(await sessionDetail(ctx, await refreshSession(ctx, row)));
+    .post('/subscriptions/:id/cancel', async (c) => {
+      const id = c.req.param('id');
+      const at = ctx.clock.now();
+      return idempotentPost(ctx.db, c, { resource: id, action: 'cancel', body: {}, at }, () =>
+        cancelSubscription(ctx, id),
+      );
     });
 }

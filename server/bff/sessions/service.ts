@@ -19,14 +19,14 @@ import {
   findSession,
   findSucceededAttempt,
   insertSession,
-  listAttempts,
   sessionMethods,
   transitionChallenge,
-  transitionSession,
   updateAttempt,
   type AttemptRow,
   type SessionRow,
 } from './store';
+import { transitionSession } from './transition';
+import { attemptsLeft, sessionDetail } from './views';
 
 export type Result<T> =
   { ok: true; value: T } | { ok: false; status: 400 | 404 | 503; items: ErrorItem[] };
@@ -143,6 +143,8 @@ export async function createSession(
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     expires_at: expiresAt.toISOString(),
+    metadata_json:
+      body.metadata && Object.keys(body.metadata).length > 0 ? JSON.stringify(body.metadata) : null,
   });
   return {
     ok: true,
@@ -187,12 +189,67 @@ export async function refreshSession(ctx: BffContext, row: SessionRow): Promise<
   }
   const current = changed ? ((await findSession(ctx.db, row.id)) ?? row) : row;
   if (current.status === 'open' && now.getTime() >= Date.parse(current.expires_at)) {
-    await transitionSession(ctx.db, current.id, 'open', 'expired', now, {
+    await transitionSession(ctx, current.id, 'open', 'expired', now, {
       failure_code: 'session_expired',
     });
     changed = true;
   }
   return changed ? ((await findSession(ctx.db, row.id)) ?? row) : row;
+}
+
+/**
+ * `POST /v1/checkout-sessions/:id/expire`: ends an `open` session now (`expired`, its event
+ * written with it); the frame then shows it ended. An expired session answers as it is; one
+ * paying, being confirmed or ended otherwise cannot be expired (409 naming its status).
+ */
+export async function expireSession(
+  ctx: BffContext,
+  id: string,
+): Promise<{ status: number; body: unknown }> {
+  const row = await findSession(ctx.db, id);
+  if (!row)
+    return { status: 404, body: [{ tag: 'id', description: 'id: no such checkout session' }] };
+  const now = ctx.clock.now();
+  const current = await refreshSession(ctx, row);
+  if (current.status === 'open') {
+    await transitionSession(ctx, id, 'open', 'expired', now, { failure_code: 'session_expired' });
+  }
+  const fresh = (await findSession(ctx.db, id))!;
+  if (fresh.status !== 'expired') {
+    return {
+      status: 409,
+      body: [
+        {
+          tag: 'status',
+          description: `status: the session is ${fresh.status}; only an open session can be expired`,
+        },
+      ],
+    };
+  }
+  return { status: 200, body: await sessionDetail(ctx, fresh) };
+}
+
+/**
+ * Expires the open sessions whose time has run out (the maintenance round), so their
+ * `checkout_session.expired` events go out without anyone reading them. At most `limit`.
+ */
+export async function expireDueSessions(ctx: BffContext, limit = 500): Promise<number> {
+  const now = ctx.clock.now();
+  const due = await ctx.db
+    .selectFrom('checkout_sessions')
+    .select('id')
+    .where('status', '=', 'open')
+    .where('expires_at', '<=', now.toISOString())
+    .limit(limit)
+    .execute();
+  let n = 0;
+  for (const { id } of due) {
+    const moved = await transitionSession(ctx, id, 'open', 'expired', now, {
+      failure_code: 'session_expired',
+    });
+    if (moved) n++;
+  }
+  return n;
 }
 
 async function expireStaleChallenges(
@@ -242,7 +299,7 @@ export async function endAttemptAsFailure(
   const used = fresh.attempts_used + (counts ? 1 : 0);
   const left = Math.max(0, ctx.config.maxAttempts - used);
   if (left === 0) {
-    await transitionSession(ctx.db, session.id, from, 'failed', now, {
+    await transitionSession(ctx, session.id, from, 'failed', now, {
       attempts_used: used,
       failure_code: 'attempts_exhausted',
     });
@@ -252,18 +309,8 @@ export async function endAttemptAsFailure(
       attemptsLeft: 0,
     };
   }
-  await transitionSession(ctx.db, session.id, from, 'open', now, { attempts_used: used });
+  await transitionSession(ctx, session.id, from, 'open', now, { attempts_used: used });
   return { status: 'failed', error: { code, retryable: true }, attemptsLeft: left };
-}
-
-/**
- * Pays the session still accepts: none once it has ended or while a payment is in flight or
- * being confirmed (never "3 left" beside "not retryable"). A waiting challenge still counts
- * the tries left: a new pay abandons it.
- */
-export function attemptsLeft(ctx: BffContext, row: SessionRow): number {
-  if (row.status !== 'open' && row.status !== 'challenge') return 0;
-  return Math.max(0, ctx.config.maxAttempts - row.attempts_used);
 }
 
 /** The ended session's answer (succeeded or failed), or undefined while it is still live. */
@@ -346,83 +393,5 @@ export async function publicSession(ctx: BffContext, row: SessionRow): Promise<P
     ...(row.plan_json ? { plan: JSON.parse(row.plan_json) as SessionPlan } : {}),
     ...(outcome ? { outcome } : {}),
     ...(challenge ? { challenge } : {}),
-  };
-}
-
-/** `GET /v1/checkout-sessions/:id`: everything the merchant server may know. */
-export async function sessionDetail(ctx: BffContext, row: SessionRow) {
-  const attempts = await listAttempts(ctx.db, row.id);
-  const succeeded = attempts.find((a) => a.status === 'succeeded');
-  return {
-    ...sessionSummary(ctx, row),
-    customer: row.customer_json ? (JSON.parse(row.customer_json) as unknown) : null,
-    plan: row.plan_json ? (JSON.parse(row.plan_json) as SessionPlan) : null,
-    attempts: attempts.map((a) => ({
-      id: a.id,
-      method: a.method,
-      status: a.status,
-      failureCode: a.failure_code,
-      paymentId: a.payment_id,
-      nsu: a.nsu,
-      authorizationCode: a.authorization_code,
-      subscriptionId: a.subscription_id,
-      amount: a.amount,
-      installments: a.installments,
-      brand: a.card_brand ?? null,
-      last4: a.card_last4 ?? null,
-      createdAt: a.created_at,
-      canceledAt: a.canceled_at,
-      firstBilling: firstBillingOf(a),
-    })),
-    payment: succeeded
-      ? {
-          paymentId: succeeded.payment_id,
-          nsu: succeeded.nsu,
-          authorizationCode: succeeded.authorization_code,
-          subscriptionId: succeeded.subscription_id,
-          method: succeeded.method,
-          amount: succeeded.amount,
-          installments: succeeded.installments,
-          brand: succeeded.card_brand ?? null,
-          last4: succeeded.card_last4 ?? null,
-          canceledAt: succeeded.canceled_at,
-          firstBilling: firstBillingOf(succeeded),
-        }
-      : null,
-    paymentIds: attempts.flatMap((a) => (a.payment_id ? [a.payment_id] : [])),
-  };
-}
-
-/**
- * A subscription attempt's first billing, as the gateway reported it when the subscription was
- * made (its NSU and authorization code are the attempt's); null for a plain payment.
- */
-export function firstBillingOf(a: AttemptRow) {
-  if (!a.billing_id) return null;
-  return {
-    id: a.billing_id,
-    status: a.billing_status,
-    amount: a.billing_amount === null ? null : Number(a.billing_amount),
-    nsu: a.nsu,
-    authorizationCode: a.authorization_code,
-    paymentId: a.payment_id,
-  };
-}
-
-/** One row of `GET /v1/checkout-sessions` (no customer, no attempts). */
-export function sessionSummary(ctx: BffContext, row: SessionRow) {
-  return {
-    id: row.id,
-    status: row.status as SessionStatus,
-    amount: row.amount,
-    currency: 'BRL' as const,
-    methods: sessionMethods(row),
-    maxInstallments: row.max_installments,
-    referenceTransaction: row.reference_transaction,
-    origin: row.origin,
-    failureCode: row.failure_code,
-    attemptsLeft: attemptsLeft(ctx, row),
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
   };
 }

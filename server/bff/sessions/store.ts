@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { PaymentMethod, SessionStatus } from '../checkout-api';
+import type { PaymentMethod } from '../checkout-api';
 import { scrubWal } from '../../lib/db';
 import type { BffDb, BffKysely } from '../db';
 
@@ -21,37 +21,6 @@ export async function insertSession(db: BffKysely, row: BffDb['checkout_sessions
 
 export async function findSession(db: BffKysely, id: string): Promise<SessionRow | undefined> {
   return db.selectFrom('checkout_sessions').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-export async function listSessions(
-  db: BffKysely,
-  opts: { limit: number; status?: SessionStatus },
-): Promise<SessionRow[]> {
-  let q = db.selectFrom('checkout_sessions').selectAll();
-  if (opts.status) q = q.where('status', '=', opts.status);
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).execute();
-}
-
-/**
- * Moves a session from one status to another only if it is still in `from`: the compare-and-set
- * that serializes concurrent pay calls. Resolves whether this caller won.
- */
-export async function transitionSession(
-  db: BffKysely,
-  id: string,
-  from: SessionStatus | readonly SessionStatus[],
-  to: SessionStatus,
-  at: Date,
-  extra: Partial<Pick<SessionRow, 'failure_code' | 'attempts_used'>> = {},
-): Promise<boolean> {
-  const fromList = typeof from === 'string' ? [from] : [...from];
-  const res = await db
-    .updateTable('checkout_sessions')
-    .set({ status: to, updated_at: at.toISOString(), ...extra })
-    .where('id', '=', id)
-    .where('status', 'in', fromList)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
 }
 
 export async function setFrameAccept(db: BffKysely, id: string, accept: string): Promise<void> {
@@ -95,30 +64,6 @@ export async function findSucceededAttempt(
     .selectAll()
     .where('session_id', '=', sessionId)
     .where('status', '=', 'succeeded')
-    .executeTakeFirst();
-}
-
-/**
- * Records that the gateway canceled a payment (webhook `Canceled`). The attempt keeps its
- * `succeeded` status (the payment did happen) and gains `canceled_at`; the first notice wins.
- * Resolves the attempt, or `undefined` when there is no such attempt.
- */
-export async function markAttemptCanceled(
-  db: BffKysely,
-  attemptId: string,
-  at: Date | string,
-): Promise<AttemptRow | undefined> {
-  const when = typeof at === 'string' ? at : at.toISOString();
-  await db
-    .updateTable('payment_attempts')
-    .set({ canceled_at: when, updated_at: when })
-    .where('id', '=', attemptId)
-    .where('canceled_at', 'is', null)
-    .execute();
-  return db
-    .selectFrom('payment_attempts')
-    .selectAll()
-    .where('id', '=', attemptId)
     .executeTakeFirst();
 }
 

@@ -2,7 +2,11 @@ import type { Billing, BillingStatus, Subscription } from '../../gateway/schemas
 import type { FailureCode } from '../checkout-api';
 import type { BffContext } from '../context';
 import { classifyGatewayError } from '../payments/outcomes';
-import { firstBillingOf as firstBillingEvidence } from '../sessions/service';
+import { firstBillingOf as firstBillingEvidence } from '../sessions/views';
+import type { ListPage } from '../../../contract/events';
+import { readPage, type PageRequest } from '../http/pagination';
+import { recordSubscriptionCanceled } from '../events/record';
+import { eventDeliveryOf } from '../events/delivery';
 
 /** Billings read per search page (the gateway's maximum) and pages read at most. */
 const BILLING_PAGE = 100;
@@ -55,11 +59,12 @@ export interface SubscriptionListItem {
   sessionId: string;
   /** The first billing's evidence kept by the checkout (null when none was charged yet). */
   firstBilling: ReturnType<typeof firstBillingEvidence>;
-  plan: { id: string; name: string; amount: number; planType: string };
+  plan: { id: string; name: string; amount: number; currency: 'BRL'; planType: string };
   billings: {
     id: string;
     status: BillingStatus;
     amount: number;
+    currency: 'BRL';
     installment: number;
     expireAt: string;
     createdDate: string;
@@ -68,21 +73,33 @@ export interface SubscriptionListItem {
 
 /**
  * `GET /v1/subscriptions`: the gateway's subscriptions created by this BFF's checkout
- * sessions (newest first, at most `limit`), each with its billings (newest first). Amounts
- * in cents. Subscriptions the gateway cannot find are left out.
+ * sessions (newest first, cursor paginated by subscription id), each with its billings
+ * (newest first). Amounts in cents. Subscriptions the gateway cannot find are left out.
  */
 export async function listSubscriptions(
   ctx: BffContext,
-  limit: number,
-): Promise<{ ok: true; items: SubscriptionListItem[] } | { ok: false }> {
-  const rows = await ctx.db
-    .selectFrom('payment_attempts')
-    .selectAll()
-    .where('subscription_id', 'is not', null)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  req: PageRequest,
+): Promise<
+  | { ok: true; page: ListPage<SubscriptionListItem> }
+  | { ok: false }
+  | { badCursor: 'starting_after' | 'ending_before' }
+> {
+  const attemptOf = (subscriptionId: string) =>
+    ctx.db
+      .selectFrom('payment_attempts')
+      .select(['id', 'created_at'])
+      .where('subscription_id', '=', subscriptionId)
+      .executeTakeFirst();
+  const found = await readPage(
+    ctx.db.selectFrom('payment_attempts').selectAll().where('subscription_id', 'is not', null),
+    req,
+    async (id) => {
+      const a = await attemptOf(id);
+      return a && { createdAt: a.created_at, id: a.id };
+    },
+  );
+  if ('badCursor' in found) return found;
+  const rows = found.data;
   const items: SubscriptionListItem[] = [];
   const byId = new Map<string, SubscriptionListItem>();
   try {
@@ -107,6 +124,7 @@ export async function listSubscriptions(
           id: sub.plan.id,
           name: sub.plan.name,
           amount: toCents(sub.plan.amount),
+          currency: 'BRL',
           planType: sub.plan.planType,
         },
         billings: [],
@@ -125,6 +143,7 @@ export async function listSubscriptions(
             id: b.id,
             status: b.status,
             amount: toCents(b.amount),
+            currency: 'BRL',
             installment: b.installment,
             expireAt: b.expireAt,
             createdDate: b.createdDate,
@@ -138,7 +157,78 @@ export async function listSubscriptions(
     ctx.logger.warn({ err: { name: (err as Error).name } }, 'subscriptions could not be read');
     return { ok: false };
   }
-  return { ok: true, items };
+  return { ok: true, page: { data: items, hasMore: found.hasMore } };
 }
 
 const toCents = (amount: number): number => Math.round(amount * 100);
+
+/**
+ * `POST /v1/subscriptions/:id/cancel`: cancels, at the gateway (its subscription status
+ * operation), a subscription this BFF's checkout made, and writes `subscription.canceled`.
+ * Canceling a canceled subscription answers it as it is, without a second event.
+ */
+export async function cancelSubscription(
+  ctx: BffContext,
+  id: string,
+): Promise<{ status: number; body: unknown }> {
+  const attempt = await ctx.db
+    .selectFrom('payment_attempts')
+    .select(['id', 'session_id'])
+    .where('subscription_id', '=', id)
+    .executeTakeFirst();
+  if (!attempt) {
+    return { status: 404, body: [{ tag: 'id', description: 'id: no such subscription' }] };
+  }
+  let sub: Subscription;
+  try {
+    sub = await ctx.gateway.getSubscription(id, { timeoutMs: 10_000 });
+    if (sub.status !== 'Canceled') {
+      await ctx.gateway.setSubscriptionStatus(
+        { subscriptionId: id, status: 'Canceled' },
+        { timeoutMs: 10_000 },
+      );
+      sub = await ctx.gateway.getSubscription(id, { timeoutMs: 10_000 });
+    }
+  } catch (err) {
+    const failure = classifyGatewayError(err);
+    if (!failure) throw err;
+    if (failure.kind === 'rejected') {
+      return {
+        status: 409,
+        body: [
+          { tag: 'status', description: 'status: the gateway refused to cancel this subscription' },
+        ],
+      };
+    }
+    return {
+      status: 503,
+      body: [
+        {
+          tag: 'gateway',
+          description: 'gateway: the subscription could not be canceled now; try again later',
+        },
+      ],
+    };
+  }
+  if (sub.status !== 'Canceled') {
+    return {
+      status: 409,
+      body: [{ tag: 'status', description: `status: the gateway still shows it ${sub.status}` }],
+    };
+  }
+  const data = {
+    id: sub.id,
+    status: sub.status,
+    orderNumber: sub.orderNumber,
+    sessionId: attempt.session_id,
+    plan: {
+      id: sub.plan.id,
+      name: sub.plan.name,
+      amount: toCents(sub.plan.amount),
+      currency: 'BRL',
+    },
+    canceledAt: ctx.clock.now().toISOString(),
+  };
+  if (await recordSubscriptionCanceled(ctx, data, attempt.session_id)) eventDeliveryOf(ctx)?.kick();
+  return { status: 200, body: data };
+}

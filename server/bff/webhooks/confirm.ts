@@ -2,8 +2,9 @@ import type { ConcilInstallmentRow } from '../../gateway/schemas';
 import type { BffContext } from '../context';
 import { linkSaleToAttempt } from '../payments/ledger-link';
 import { classifyGatewayError } from '../payments/outcomes';
-import { markAttemptCanceled, updateAttempt } from '../sessions/store';
+import { updateAttempt } from '../sessions/store';
 import { inboxDb, type InboxTables } from './store';
+import { markAttemptCanceled } from '../sessions/transition';
 
 type InboxRow = InboxTables['webhook_inbox'];
 
@@ -65,7 +66,7 @@ async function confirmAndApply(ctx: BffContext, row: InboxRow): Promise<Outcome>
     attempt = byReference;
   }
   if (!attempt) return { kind: 'unmatched' };
-  if (row.new_value === 'Canceled') await markAttemptCanceled(ctx.db, attempt.id, row.moment);
+  if (row.new_value === 'Canceled') await markAttemptCanceled(ctx, attempt.id, row.moment);
   return { kind: 'applied', attemptId: attempt.id, sessionId: attempt.session_id };
 }
 

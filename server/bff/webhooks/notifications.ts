@@ -35,6 +35,8 @@ export const ListNotificationsQuerySchema = z
     limit: queryInt({ min: 1, max: NOTIFICATIONS_MAX_LIMIT }).optional(),
     /** Only notifications whose movementId is greater (newer) than this one. */
     after: queryInt({ min: 0 }).optional(),
+    /** The page after this movementId (older ones): the cursor of every `/v1` list. */
+    starting_after: queryInt({ min: 0 }).optional(),
   })
   .strict();
 export type ListNotificationsQuery = z.infer<typeof ListNotificationsQuerySchema>;
@@ -45,16 +47,20 @@ export type ListNotificationsQuery = z.infer<typeof ListNotificationsQuerySchema
  */
 export async function listWebhookNotifications(
   ctx: BffContext,
-  query: { limit: number; after?: number },
-): Promise<WebhookNotificationItem[]> {
+  query: { limit: number; after?: number; startingAfter?: number },
+): Promise<{ data: WebhookNotificationItem[]; hasMore: boolean }> {
   await webhookReceiverOf(ctx).ready;
   let q = inboxDb(ctx.db)
     .selectFrom('webhook_inbox')
     .selectAll()
     .orderBy('movement_id', 'desc')
-    .limit(query.limit);
+    .orderBy('body_hash')
+    .limit(query.limit + 1);
   if (query.after !== undefined) q = q.where('movement_id', '>', query.after);
-  const rows = await q.execute();
+  if (query.startingAfter !== undefined) q = q.where('movement_id', '<', query.startingAfter);
+  const found = await q.execute();
+  const hasMore = found.length > query.limit;
+  const rows = found.slice(0, query.limit);
   const attemptIds = [...new Set(rows.flatMap((r) => (r.attempt_id ? [r.attempt_id] : [])))];
   const sessionOf = new Map<string, string>();
   if (attemptIds.length > 0) {
@@ -65,7 +71,7 @@ export async function listWebhookNotifications(
       .execute();
     for (const a of attempts) sessionOf.set(a.id, a.session_id);
   }
-  return rows.map((r) => ({
+  const data = rows.map((r) => ({
     // PostgreSQL hands bigint back as a string.
     movementId: Number(r.movement_id),
     nsu: r.nsu,
@@ -81,20 +87,22 @@ export async function listWebhookNotifications(
     duplicates: Number(r.duplicates),
     sessionId: (r.attempt_id && sessionOf.get(r.attempt_id)) ?? null,
   }));
+  return { data, hasMore };
 }
 
-/** `GET /v1/webhook-notifications?limit&after`: merchant API (Bearer merchant secret). */
+/** `GET /v1/webhook-notifications?limit&after&starting_after`: merchant API (Bearer merchant secret). */
 export function webhookNotificationRoutes(ctx: BffContext): Hono<BffEnv> {
   return new Hono<BffEnv>()
     .use('/webhook-notifications', requireMerchant(ctx))
     .get('/webhook-notifications', async (c) => {
       const q = parseQuery(c, ListNotificationsQuerySchema);
       if (!q.ok) return q.response;
-      const items = await listWebhookNotifications(ctx, {
+      const page = await listWebhookNotifications(ctx, {
         limit: q.data.limit ?? NOTIFICATIONS_DEFAULT_LIMIT,
         ...(q.data.after !== undefined ? { after: q.data.after } : {}),
+        ...(q.data.starting_after !== undefined ? { startingAfter: q.data.starting_after } : {}),
       });
       c.header('Cache-Control', 'no-store');
-      return c.json({ items });
+      return c.json(page);
     });
 }

@@ -144,7 +144,7 @@ describe('a crash during a gateway call does not strand the charge', { timeout: 
     // The gateway's Authorized notification is confirmed and linked to this session.
     const notice = await until('notice linked', async () => {
       const list = await call('GET', '/v1/webhook-notifications?limit=20', undefined, merchant);
-      return (list.body as { items: { nsu: string; status: string; sessionId: string }[] }).items
+      return (list.body as { data: { nsu: string; status: string; sessionId: string }[] }).data
         .filter((n) => n.nsu === settled.payment!.nsu)
         .find((n) => n.status === 'processed');
     });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { MERCHANT_SECRET, startBff, type TestBff, apiError } from '../../support/bff';
 
 let t: TestBff;
 beforeAll(async () => {
@@ -82,7 +82,12 @@ describe('session creation rate limit', () => {
       const third = await create();
       expect(third.status).toBe(429);
       expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(third.body).toEqual([{ tag: 'rate', description: expect.stringMatching(/sessions/) }]);
+      expect(apiError(third)).toMatchObject({
+        type: 'rate_limit_error',
+        code: 'rate_limited',
+        param: 'rate',
+        message: expect.stringMatching(/sessions/),
+      });
       limited.clock.advance(60_000);
       expect((await create()).status).toBe(201);
     } finally {

@@ -6,6 +6,7 @@ import {
   startBff,
   type HttpAnswer,
   type TestBff,
+  apiError,
 } from '../../support/bff';
 
 // `POST /v1/checkout-sessions` with Idempotency-Key: one cart, one session (issue 9 §5).
@@ -65,7 +66,7 @@ describe('POST /v1/checkout-sessions with Idempotency-Key', () => {
     expect((await create({ amount: 500 }, 'cart-2-session-0001')).status).toBe(201);
     const other = await create({ amount: 501 }, 'cart-2-session-0001');
     expect(other.status).toBe(422);
-    expect((other.body as { tag: string }[])[0]?.tag).toBe('Idempotency-Key');
+    expect(apiError(other)).toMatchObject({ type: 'idempotency_error', param: 'Idempotency-Key' });
     expect((await create({ amount: 500 }, 'short')).status).toBe(400);
     const a = (await create({ amount: 500 })).body as Created;
     const b = (await create({ amount: 500 })).body as Created;

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicSession } from '../../../server/bff/checkout-api';
 import { sessionIdFromSecret } from '../../../widget/protocol/constants';
-import { MERCHANT_ORIGIN, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import {
+  MERCHANT_ORIGIN,
+  MERCHANT_SECRET,
+  startBff,
+  type TestBff,
+  apiError,
+} from '../../support/bff';
 
 let t: TestBff;
 let dist: string;
@@ -58,7 +64,11 @@ describe('POST /v1/checkout-sessions', () => {
         body: { amount: 100, origin: MERCHANT_ORIGIN },
       });
       expect(res.status).toBe(401);
-      expect((res.body as { tag: string }[])[0]?.tag).toBe('Authorization');
+      expect(apiError(res)).toMatchObject({
+        type: 'authentication_error',
+        code: 'unauthorized',
+        param: 'Authorization',
+      });
     }
   });
 
@@ -76,7 +86,8 @@ describe('POST /v1/checkout-sessions', () => {
   ])('400 naming the field %#', async (body, tag) => {
     const res = await t.request('POST', '/v1/checkout-sessions', { headers: merchant, body });
     expect(res.status).toBe(400);
-    expect((res.body as { tag: string }[]).map((i) => i.tag)).toContain(tag);
+    expect(apiError(res)).toMatchObject({ type: 'invalid_request_error' });
+    expect(apiError(res).message).toContain(`${tag}: `);
   });
 
   it('415 for a body that is not JSON', async () => {
@@ -104,14 +115,14 @@ describe('GET /v1/checkout-sessions', () => {
     });
     const list = await t.request('GET', '/v1/checkout-sessions?limit=2', { headers: merchant });
     expect(list.status).toBe(200);
-    const ids = (list.body as { items: { id: string }[] }).items.map((s) => s.id);
+    const ids = (list.body as { data: { id: string }[] }).data.map((s) => s.id);
     expect(ids).toEqual([b.id, a.id]);
     const bad = await t.request('GET', '/v1/checkout-sessions?limit=1000', { headers: merchant });
     expect(bad.status).toBe(400);
     const filtered = await t.request('GET', '/v1/checkout-sessions?status=succeeded', {
       headers: merchant,
     });
-    expect((filtered.body as { items: unknown[] }).items).toEqual([]);
+    expect((filtered.body as { data: unknown[] }).data).toEqual([]);
     const missing = await t.request('GET', '/v1/checkout-sessions/cs_nope', { headers: merchant });
     expect(missing.status).toBe(404);
     const anon = await t.request('GET', `/v1/checkout-sessions/${a.id}`);

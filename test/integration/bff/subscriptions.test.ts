@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResult, PublicSession } from '../../../server/bff/checkout-api';
-import { MERCHANT_ORIGIN, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import {
+  MERCHANT_ORIGIN,
+  MERCHANT_SECRET,
+  startBff,
+  type TestBff,
+  apiError,
+} from '../../support/bff';
 
 let t: TestBff;
 let planId: string;
@@ -61,7 +67,7 @@ describe('subscription checkout (planId)', () => {
     const fresh = body.planId === 'x' ? { ...body, planId } : body;
     const res = await createSession(fresh);
     expect(res.status).toBe(400);
-    expect((res.body as { tag: string }[])[0]?.tag).toBe(tag);
+    expect(apiError(res).param).toBe(tag);
   });
 
   it('refuses a plan that is not Active', async () => {
@@ -129,6 +135,7 @@ describe('subscription checkout (planId)', () => {
       id: expect.any(String) as unknown,
       status: 'Paid',
       amount: 4990,
+      currency: 'BRL',
       nsu: expect.stringMatching(/.+/) as unknown,
       authorizationCode: expect.stringMatching(/.+/) as unknown,
       paymentId: expect.stringMatching(/.+/) as unknown,
@@ -255,7 +262,7 @@ describe('subscription checkout (planId)', () => {
 
     const res = await t.request('GET', '/v1/subscriptions?limit=50', { headers: merchant });
     expect(res.status).toBe(200);
-    const items = (res.body as { items: { id: string; status: string }[] }).items;
+    const items = (res.body as { data: { id: string; status: string }[] }).data;
     expect(items[0]).toMatchObject({
       id: subscriptionId,
       status: 'Active',

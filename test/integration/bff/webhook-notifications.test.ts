@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResult } from '../../../server/bff/checkout-api';
 import type { WebhookNotificationItem } from '../../../server/bff/webhooks/notifications';
 import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
-import { MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { MERCHANT_SECRET, startBff, type TestBff, apiError } from '../../support/bff';
 
 let t: TestBff;
 const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
@@ -40,7 +40,7 @@ async function list(query = ''): Promise<WebhookNotificationItem[]> {
   const res = await t.request('GET', `/v1/webhook-notifications${query}`, { headers: merchant });
   expect(res.status, res.text).toBe(200);
   expect(res.headers.get('cache-control')).toBe('no-store');
-  return (res.body as { items: WebhookNotificationItem[] }).items;
+  return (res.body as { data: WebhookNotificationItem[] }).data;
 }
 
 describe('GET /v1/webhook-notifications', () => {
@@ -132,9 +132,10 @@ describe('GET /v1/webhook-notifications', () => {
       headers: merchant,
     });
     expect(res.status).toBe(400);
-    const items = res.body as { tag: string; description: string }[];
-    expect(items[0]!.tag).toBe(tag);
-    expect(items[0]!.description).toMatch(new RegExp(`^${tag}: `));
-    expect(items[0]!.description).toContain(query.slice(1, query.indexOf('=')));
+    const error = apiError(res);
+    expect(error.type).toBe('invalid_request_error');
+    if (tag !== 'body') expect(error.param).toBe(tag);
+    expect(error.message).toMatch(new RegExp(`^${tag}: `));
+    expect(error.message).toContain(query.slice(1, query.indexOf('=')));
   });
 });

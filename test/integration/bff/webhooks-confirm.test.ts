@@ -191,8 +191,8 @@ describe('webhooks confirmed against the gateway before they apply', () => {
         headers: merchant,
       });
       const items = (
-        list.body as { items: { nsu: string; status: string; sessionId: string | null }[] }
-      ).items.filter((n) => n.nsu === p.nsu && n.status !== 'received');
+        list.body as { data: { nsu: string; status: string; sessionId: string | null }[] }
+      ).data.filter((n) => n.nsu === p.nsu && n.status !== 'received');
       return items.length > 0 ? items : undefined;
     });
     expect(notices[0]).toMatchObject({ status: 'processed', sessionId: created.id });

@@ -39,7 +39,7 @@ function demo(answer: () => Response | Promise<Response>) {
 
 describe('demo console notifications', () => {
   it('notifications.json asks the BFF with the merchant secret and hands the browser only the rows', async () => {
-    const { app, calls } = demo(() => Response.json({ items: [item] }));
+    const { app, calls } = demo(() => Response.json({ hasMore: false, data: [item] }));
     const res = await app.request('/console/notifications.json');
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -56,7 +56,7 @@ describe('demo console notifications', () => {
   it('a BFF that fails or answers nonsense is a 502 without details', async () => {
     for (const answer of [
       () => new Response('[]', { status: 500 }),
-      () => Response.json({ items: [{ movementId: 'x' }] }),
+      () => Response.json({ hasMore: false, data: [{ movementId: 'x' }] }),
       () => Promise.reject(new TypeError('fetch failed')),
     ]) {
       const res = await demo(answer).app.request('/console/notifications.json');
@@ -66,7 +66,7 @@ describe('demo console notifications', () => {
   });
 
   it('the console renders the rows, a live status region and the polling script as a file', async () => {
-    const { app } = demo(() => Response.json({ items: [item] }));
+    const { app } = demo(() => Response.json({ hasMore: false, data: [item] }));
     const html = await (await app.request('/console')).text();
     expect(html).toContain('Notificações do gateway');
     expect(html).toMatch(/data-testid="notification-row"\s+data-movement-id="42"/);
@@ -83,7 +83,7 @@ describe('demo console notifications', () => {
 
   it('a notification field is escaped in the server-rendered row', async () => {
     const { app } = demo(() =>
-      Response.json({ items: [{ ...item, newValue: '<img src=x onerror=alert(1)>' }] }),
+      Response.json({ hasMore: false, data: [{ ...item, newValue: '<img src=x onerror=alert(1)>' }] }),
     );
     const html = await (await app.request('/console')).text();
     expect(html).not.toContain('<img src=x');

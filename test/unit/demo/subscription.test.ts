@@ -52,7 +52,8 @@ describe('the console section', () => {
   it('lists subscriptions with their billings, asking the BFF with the merchant secret', async () => {
     const fetchImpl = vi.fn(async (_url: string | URL | Request, _init?: RequestInit) =>
       Response.json({
-        items: [
+        hasMore: false,
+        data: [
           {
             id: 'sub-1',
             status: 'Active',

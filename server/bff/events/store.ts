@@ -1,0 +1,159 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { EventType } from '../../../contract/events';
+import type { Migration } from '../../lib/db';
+import { uuidV7 } from '../../lib/ids';
+import type { BffKysely } from '../db';
+
+/**
+ * The events outbox: every event is a row written in the same transaction as the change it
+ * tells of (sessions/transition.ts, payments canceled, subscriptions, billings), and its
+ * delivery to `BFF_EVENTS_URL` is state on the same row, worked by events/delivery.ts. Each
+ * delivery attempt is kept in `bff_event_attempts` for `GET /v1/events/:id`.
+ */
+export interface EventTables {
+  bff_events: {
+    /** `evt_` + a UUIDv7 without dashes: ids made later sort later. */
+    id: string;
+    type: string;
+    created_at: string;
+    /** The event's `data` (a public object), JSON. */
+    data: string;
+    /** The checkout session the event is about, when there is one. */
+    session_id: string | null;
+    /**
+     * What makes the event once-only (`checkout_session.succeeded:cs_…`, `billing.paid:…`):
+     * unique, so a second writer of the same fact adds nothing.
+     */
+    dedup_key: string;
+    /** `pending | delivered | failed | none` (`none`: no `BFF_EVENTS_URL`). */
+    delivery_status: string;
+    /** Delivery attempts made in the current series (a redelivery starts a new one). */
+    attempts: number;
+    next_attempt_at: string | null;
+    /** When the current delivery series began: it gives up three days later. */
+    series_started_at: string;
+    /** An instance sending it holds it until then (a dead instance's claim lapses). */
+    claimed_until: string | null;
+    delivered_at: string | null;
+  };
+  bff_event_attempts: {
+    event_id: string;
+    /** 1, 2, … across every series of the event. */
+    attempt: number;
+    at: string;
+    status: number | null;
+    error: string | null;
+    duration_ms: number;
+  };
+}
+
+export type EventRow = Selectable<EventTables['bff_events']>;
+export type EventAttemptRow = Selectable<EventTables['bff_event_attempts']>;
+export type EventsKysely = Kysely<EventTables>;
+
+/** The BFF's store seen with the events tables (they are migrated with the rest). */
+export function eventsDb(db: BffKysely | Kysely<unknown>): EventsKysely {
+  return db as unknown as EventsKysely;
+}
+
+export const eventMigrations: Migration[] = [
+  {
+    name: 'bff_events_0001',
+    async up(db) {
+      await db.schema
+        .createTable('bff_events')
+        .addColumn('id', 'varchar(40)', (c) => c.primaryKey())
+        .addColumn('type', 'varchar(40)', (c) => c.notNull())
+        .addColumn('created_at', 'varchar(40)', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('session_id', 'varchar(64)')
+        .addColumn('dedup_key', 'varchar(120)', (c) => c.notNull().unique())
+        .addColumn('delivery_status', 'varchar(10)', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_attempt_at', 'varchar(40)')
+        .addColumn('series_started_at', 'varchar(40)', (c) => c.notNull())
+        .addColumn('claimed_until', 'varchar(40)')
+        .addColumn('delivered_at', 'varchar(40)')
+        .execute();
+      // The delivery worker's "what is due" (pending rows only: delivered ones leave it).
+      await sql`create index bff_events_due on bff_events (next_attempt_at) where delivery_status = 'pending'`.execute(
+        db,
+      );
+      await db.schema
+        .createIndex('bff_events_type')
+        .on('bff_events')
+        .columns(['type', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('bff_events_session')
+        .on('bff_events')
+        .columns(['session_id'])
+        .execute();
+      await db.schema
+        .createTable('bff_event_attempts')
+        .addColumn('event_id', 'varchar(40)', (c) => c.notNull().references('bff_events.id'))
+        .addColumn('attempt', 'integer', (c) => c.notNull())
+        .addColumn('at', 'varchar(40)', (c) => c.notNull())
+        .addColumn('status', 'integer')
+        .addColumn('error', 'varchar(200)')
+        .addColumn('duration_ms', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('bff_event_attempts_pk', ['event_id', 'attempt'])
+        .execute();
+    },
+  },
+];
+
+export function newEventId(): string {
+  return `evt_${uuidV7().replaceAll('-', '')}`;
+}
+
+export interface NewEvent {
+  type: EventType;
+  data: unknown;
+  sessionId: string | null;
+  dedupKey: string;
+  at: Date;
+  /** Whether a delivery is due (a `BFF_EVENTS_URL` is configured). */
+  deliver: boolean;
+}
+
+/**
+ * Writes an event, in whatever transaction `db` is. Resolves its id, or null when the same fact
+ * (its `dedupKey`) was recorded already.
+ */
+export async function insertEvent(db: BffKysely, e: NewEvent): Promise<string | null> {
+  const id = newEventId();
+  const at = e.at.toISOString();
+  const res = await eventsDb(db)
+    .insertInto('bff_events')
+    .values({
+      id,
+      type: e.type,
+      created_at: at,
+      data: JSON.stringify(e.data),
+      session_id: e.sessionId,
+      dedup_key: e.dedupKey,
+      delivery_status: e.deliver ? 'pending' : 'none',
+      attempts: 0,
+      next_attempt_at: e.deliver ? at : null,
+      series_started_at: at,
+      claimed_until: null,
+      delivered_at: null,
+    })
+    .onConflict((oc) => oc.column('dedup_key').doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1 ? id : null;
+}
+
+export async function findEvent(db: BffKysely, id: string): Promise<EventRow | undefined> {
+  return eventsDb(db).selectFrom('bff_events').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function eventAttempts(db: BffKysely, id: string): Promise<EventAttemptRow[]> {
+  return eventsDb(db)
+    .selectFrom('bff_event_attempts')
+    .selectAll()
+    .where('event_id', '=', id)
+    .orderBy('attempt', 'asc')
+    .execute();
+}

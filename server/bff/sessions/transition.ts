@@ -1,0 +1,81 @@
+import type { SessionStatus } from '../checkout-api';
+import type { BffContext } from '../context';
+import type { BffKysely } from '../db';
+import { eventDeliveryOf } from '../events/delivery';
+import { recordCancelEvent, recordSessionEvents } from '../events/record';
+import type { AttemptRow, SessionRow } from './store';
+
+/** The statuses a session ends in: reaching one writes its event with it. */
+const ENDS: readonly SessionStatus[] = ['succeeded', 'failed', 'expired'];
+
+/** Runs `fn` in a transaction of `db`, or in the one `db` already is. */
+async function inTransaction<T>(db: BffKysely, fn: (trx: BffKysely) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return fn(db);
+  return db.transaction().execute(fn);
+}
+
+/**
+ * Moves a session from one status to another only if it is still in `from`: the compare-and-set
+ * that serializes concurrent pay calls. Resolves whether this caller won. A session that ends
+ * (succeeded, failed, expired) gets its events (`checkout_session.*`, and for a subscription
+ * `subscription.created` and its first `billing.paid`) in the same transaction: the change and
+ * the merchant's news of it commit together or not at all.
+ */
+export async function transitionSession(
+  ctx: BffContext,
+  id: string,
+  from: SessionStatus | readonly SessionStatus[],
+  to: SessionStatus,
+  at: Date,
+  extra: Partial<Pick<SessionRow, 'failure_code' | 'attempts_used'>> = {},
+): Promise<boolean> {
+  const fromList = typeof from === 'string' ? [from] : [...from];
+  const move = async (db: BffKysely) => {
+    const res = await db
+      .updateTable('checkout_sessions')
+      .set({ status: to, updated_at: at.toISOString(), ...extra })
+      .where('id', '=', id)
+      .where('status', 'in', fromList)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  };
+  if (!ENDS.includes(to)) return move(ctx.db);
+  const moved = await inTransaction(ctx.db, async (trx) => {
+    if (!(await move(trx))) return false;
+    await recordSessionEvents({ ...ctx, db: trx }, id, at);
+    return true;
+  });
+  if (moved) eventDeliveryOf(ctx)?.kick();
+  return moved;
+}
+
+/**
+ * Records that the gateway canceled a payment (a confirmed `Canceled`). The attempt keeps its
+ * `succeeded` status (the payment did happen) and gains `canceled_at`; the first notice wins
+ * and writes `payment.canceled` with it. Resolves the attempt, or `undefined` when there is no
+ * such attempt.
+ */
+export async function markAttemptCanceled(
+  ctx: BffContext,
+  attemptId: string,
+  at: Date | string,
+): Promise<AttemptRow | undefined> {
+  const when = typeof at === 'string' ? at : at.toISOString();
+  const canceled = await inTransaction(ctx.db, async (trx) => {
+    const res = await trx
+      .updateTable('payment_attempts')
+      .set({ canceled_at: when, updated_at: when })
+      .where('id', '=', attemptId)
+      .where('canceled_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    await recordCancelEvent({ ...ctx, db: trx }, attemptId, ctx.clock.now());
+    return true;
+  });
+  if (canceled) eventDeliveryOf(ctx)?.kick();
+  return ctx.db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('id', '=', attemptId)
+    .executeTakeFirst();
+}

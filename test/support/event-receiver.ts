@@ -1,0 +1,89 @@
+import { Hono } from 'hono';
+import { Webhook } from 'standardwebhooks';
+import type { CheckoutEvent } from '../../contract/events';
+import { listen, type RunningServer } from './servers';
+
+/** A Standard Webhooks signing secret for tests: `whsec_` + base64 of 32 bytes. */
+export const EVENTS_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+
+export interface EventReceiver {
+  url: string;
+  /** Every verified event, in the order it was answered 2xx. */
+  received: CheckoutEvent[];
+  /** Every request, verified or not, with the status answered. */
+  requests: { id: string | null; status: number }[];
+  /** Requests that reached the receiver, answered or not yet. */
+  arrived: number;
+  /** `ok`: 204; `down`: 503; `hang`: never answers (until `release()`). */
+  mode: 'ok' | 'down' | 'hang';
+  /** Answers every request left hanging, with 204. */
+  release(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A merchant's events endpoint on loopback: verifies each request with the `standardwebhooks`
+ * package (a bad signature is a 400 and is not recorded as received), answers per `mode`.
+ */
+export async function startEventReceiver(secret = EVENTS_SECRET): Promise<EventReceiver> {
+  const wh = new Webhook(secret);
+  const waiting: (() => void)[] = [];
+  const state = {
+    received: [] as CheckoutEvent[],
+    requests: [] as { id: string | null; status: number }[],
+    mode: 'ok' as EventReceiver['mode'],
+    arrived: 0,
+  };
+  const app = new Hono().post('/events', async (c) => {
+    state.arrived++;
+    const body = await c.req.text();
+    const id = c.req.header('webhook-id') ?? null;
+    let event: CheckoutEvent;
+    try {
+      event = wh.verify(body, {
+        'webhook-id': id ?? '',
+        'webhook-timestamp': c.req.header('webhook-timestamp') ?? '',
+        'webhook-signature': c.req.header('webhook-signature') ?? '',
+      }) as CheckoutEvent;
+    } catch {
+      state.requests.push({ id, status: 400 });
+      return c.body(null, 400);
+    }
+    if (state.mode === 'down') {
+      state.requests.push({ id, status: 503 });
+      return c.body(null, 503);
+    }
+    if (state.mode === 'hang') {
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+    state.requests.push({ id, status: 204 });
+    state.received.push(event);
+    return c.body(null, 204);
+  });
+  const server: RunningServer = await listen(app);
+  return {
+    url: `${server.url}/events`,
+    get received() {
+      return state.received;
+    },
+    get requests() {
+      return state.requests;
+    },
+    get arrived() {
+      return state.arrived;
+    },
+    get mode() {
+      return state.mode;
+    },
+    set mode(m) {
+      state.mode = m;
+    },
+    release() {
+      for (const r of waiting.splice(0)) r();
+    },
+    close: async () => {
+      for (const r of waiting.splice(0)) r();
+      await server.close();
+    },
+  };
+}
