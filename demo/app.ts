@@ -10,6 +10,8 @@ import { PRODUCTS, findProduct } from './catalog';
 import { OrderLines, openCartCheckout } from './checkout-session';
 import { createMerchantClient, type MerchantClient } from './merchant-client';
 import { notificationsConsole } from './notifications';
+import { checkoutEventRoutes, Fulfilments } from './fulfilment';
+import { eventsConsole } from './events-console';
 import {
   cartPage,
   checkoutHead,
@@ -44,6 +46,11 @@ export interface DemoDeps {
   consoleSections?: ConsoleSection[];
   /** Overrides the BFF client, for tests. */
   merchant?: MerchantClient;
+  /**
+   * The `whsec_…` secret the BFF signs its events with (`BFF_EVENTS_SECRET`): orders are then
+   * fulfilled from `checkout_session.succeeded` at `POST /webhooks/checkout-events`.
+   */
+  eventsSecret?: string;
   logger?: Logger;
 }
 
@@ -54,6 +61,8 @@ export interface DemoApp {
   cartCountOf(c: Context): number;
   /** Remembers what an order (a session) contained, for its order page. */
   orders: OrderLines;
+  /** The orders fulfilled from the BFF's events. */
+  fulfilments: Fulfilments;
 }
 
 const CART_COOKIE = 'cart';
@@ -85,9 +94,16 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     merchantSecret: deps.merchantSecret,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
+  const eventsSection = eventsConsole({
+    bffUrl: deps.bffUrl,
+    merchantSecret: deps.merchantSecret,
+    logger,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
   const widgetScript = widgetScriptResolver({ bffPublicUrl, distDir: deps.distDir ?? 'dist' });
   const carts = new CartStore();
   const orders = new OrderLines();
+  const fulfilments = new Fulfilments();
   let orderNumber = 0;
 
   const currentCart = (c: Context): Cart | undefined => carts.get(getCookie(c, CART_COOKIE));
@@ -116,6 +132,17 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     );
 
   const app = new Hono();
+  if (deps.eventsSecret) {
+    app.route(
+      '/',
+      checkoutEventRoutes({
+        secret: deps.eventsSecret,
+        fulfilments,
+        logger,
+        onFulfilled: (f) => carts.clearCheckout(f.sessionId),
+      }),
+    );
+  }
 
   app.use('*', async (c, next) => {
     await next();
@@ -269,7 +296,7 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     }
     const cart = currentCart(c);
     if (found.value.status === 'succeeded' && cart?.checkout?.sessionId === id) carts.clear(cart);
-    return page(c, 'Pedido', orderPage(found.value, orders.get(id)));
+    return page(c, 'Pedido', orderPage(found.value, orders.get(id), fulfilments.get(id)));
   });
 
   app.get('/console', async (c) => {
@@ -284,10 +311,12 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
         )
       : [];
     const sections = await Promise.all(
-      [...(deps.consoleSections ?? []), notifications.section].map(async (section) => ({
-        section,
-        body: await section.render(),
-      })),
+      [...(deps.consoleSections ?? []), eventsSection, notifications.section].map(
+        async (section) => ({
+          section,
+          body: await section.render(),
+        }),
+      ),
     );
     return page(
       c,
@@ -313,5 +342,5 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     return c.text('Erro interno', 500);
   });
 
-  return { app, carts, orders, cartCountOf: (c) => cartCount(currentCart(c)) };
+  return { app, carts, orders, fulfilments, cartCountOf: (c) => cartCount(currentCart(c)) };
 }

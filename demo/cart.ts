@@ -92,6 +92,17 @@ export class CartStore {
     delete cart.checkout;
     delete cart.creating;
   }
+
+  /** Empties the cart whose open checkout is `sessionId` (its order was fulfilled). */
+  clearCheckout(sessionId: string): boolean {
+    for (const cart of this.#carts.values()) {
+      if (cart.checkout?.sessionId === sessionId) {
+        this.clear(cart);
+        return true;
+      }
+    }
+    return false;
+  }
 }
 
 export function cartLines(cart: Cart | undefined): CartLine[] {

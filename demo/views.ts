@@ -15,6 +15,7 @@ function planText(amount: number, count: number): string {
 
 import { layout, type Html } from './layout';
 import { productArt } from './product-art';
+import type { Fulfilment } from './fulfilment';
 
 export { layout };
 
@@ -253,10 +254,25 @@ function cardLabel(a: MerchantAttempt): string {
   return a.last4 ? `${brand} final ${a.last4}` : brand;
 }
 
-export function orderPage(session: MerchantSession, lines?: CartLine[]): Html {
+export function orderPage(
+  session: MerchantSession,
+  lines?: CartLine[],
+  fulfilment?: Fulfilment,
+): Html {
   const paid = session.status === 'succeeded';
   const attempt = succeededAttempt(session);
   return html`<h1>Pedido</h1>
+    ${
+      paid
+        ? html`<p data-testid="order-fulfilment" data-fulfilled="${fulfilment ? 'true' : 'false'}">
+            ${
+              fulfilment
+                ? 'Pedido confirmado pela loja e em separação.'
+                : 'A loja está registrando seu pedido…'
+            }
+          </p>`
+        : ''
+    }
     <p
       class="${paid ? 'ok' : 'bad'} total"
       data-testid="order-status"

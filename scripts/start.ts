@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 // `npm start`: the demo stack in one process — gateway sandbox, BFF and storefront — each on
 // its own origin, built by the apps' factories. The widget is built first when it is missing or
 // older than its sources, so a fresh clone needs only `npm install && npm start`.
@@ -112,6 +113,8 @@ export interface StackOptions {
   /** Host name in the public URLs (`localhost` for people, `127.0.0.1` for tests). */
   publicHost?: string;
   merchantSecret?: string;
+  /** The `whsec_…` the BFF signs events with and the storefront verifies (random if unset). */
+  eventsSecret?: string;
   loggers?: { sandbox?: Logger; bff?: Logger; demo?: Logger };
   distDir?: string;
   /** BFF settings beyond the wiring (e.g. a higher pay rate limit for tests). */
@@ -138,6 +141,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const publicHost = opts.publicHost ?? host;
   const ports = opts.ports ?? { sandbox: 0, bff: 0, demo: 0 };
   const merchantSecret = opts.merchantSecret ?? 'sk_test_local';
+  // The storefront and the BFF share the events signing secret: a fresh one each start
+  // unless BFF_EVENTS_SECRET names one (the listen command then verifies with it too).
+  const eventsSecret = opts.eventsSecret ?? `whsec_${randomBytes(32).toString('base64')}`;
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
     for (const c of closers.reverse()) await c();
@@ -177,6 +183,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       publicUrl: bffServer.url,
       merchantSecret,
       staticDir: opts.distDir ?? DIST_DIR,
+      // The storefront fulfils its orders from the BFF's signed events.
+      eventsUrl: `${demoServer.url}/webhooks/checkout-events`,
+      eventsSecret,
       ...opts.bffConfig,
       allowedOrigins: [demoServer.url, ...(opts.extraAllowedOrigins ?? [])],
     });
@@ -223,6 +232,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       publicUrl: demoServer.url,
       bffUrl: bffServer.url,
       merchantSecret,
+      eventsSecret,
       distDir: opts.distDir ?? DIST_DIR,
       logger: opts.loggers?.demo ?? silentLogger,
       consoleSections,
@@ -285,6 +295,7 @@ export function stackSettingsFromEnv(env: NodeJS.ProcessEnv): {
   extraAllowedOrigins: string[];
   webhook: { user: string; password: string };
   logLevel: BffEnv['logLevel'];
+  eventsSecret?: string;
 } {
   const port = (name: string, fallback: number) => {
     const v = Number(env[name] ?? fallback);
@@ -302,6 +313,7 @@ export function stackSettingsFromEnv(env: NodeJS.ProcessEnv): {
     extraAllowedOrigins: env.BFF_ALLOWED_ORIGINS ? [...bff.config.allowedOrigins] : [],
     webhook: bff.config.webhook,
     logLevel: bff.logLevel,
+    ...(bff.config.eventsSecret ? { eventsSecret: bff.config.eventsSecret } : {}),
   };
 }
 
@@ -314,6 +326,7 @@ async function main(): Promise<void> {
     ports: settings.ports,
     publicHost: 'localhost',
     merchantSecret: settings.merchantSecret,
+    ...(settings.eventsSecret ? { eventsSecret: settings.eventsSecret } : {}),
     extraAllowedOrigins: settings.extraAllowedOrigins,
     bffConfig: { webhook: settings.webhook },
     loggers: {

@@ -7,6 +7,7 @@ import { createBffApp, type Bff } from './app';
 import type { BffDb } from './db';
 import type { BffEnv } from './env';
 import { startUnknownAttemptResolver } from './payments/resolver';
+import { eventDeliveryOf } from './events/delivery';
 import { registerWebhook } from './webhooks/register';
 
 export interface StartBffOptions {
@@ -78,6 +79,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
       bff,
       dialect: store.dialect,
       async close() {
+        eventDeliveryOf(bff.ctx)?.stop();
         await stopResolver?.();
         await closeServer();
         await store.close();

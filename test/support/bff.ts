@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { ApiError } from '../../contract/events';
 import { createBffApp, type Bff, type BffDeps } from '../../server/bff/app';
+import { eventDeliveryOf } from '../../server/bff/events/delivery';
 import type { CreateSessionBody, CreatedSession, PayBody } from '../../server/bff/checkout-api';
 import { defaultBffConfig, type BffConfig } from '../../server/bff/config';
 import type { BffDb } from '../../server/bff/db';
@@ -257,6 +258,7 @@ export async function startBff(
       });
     },
     async close() {
+      eventDeliveryOf(bff.ctx)?.stop();
       await server.close();
       await closeDb();
       if (ownSandbox) await sandbox.close();

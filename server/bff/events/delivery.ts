@@ -52,6 +52,8 @@ interface Sent {
 export class EventDelivery {
   private running: Promise<void> | null = null;
   private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
   private readonly signer: Webhook | null;
 
   constructor(private readonly ctx: BffContext) {
@@ -61,13 +63,14 @@ export class EventDelivery {
 
   /** Starts a round soon; one at a time, run again if kicked meanwhile. */
   kick(): void {
-    if (!this.signer) return;
+    if (!this.signer || this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
     }
     this.running = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.deliverDue())
+      .then(() => this.wakeForNextRetry())
       .catch((err: unknown) => {
         this.ctx.logger.warn(
           { event: 'events.delivery_failed', err: { message: (err as Error).message } },
@@ -81,6 +84,40 @@ export class EventDelivery {
           this.kick();
         }
       });
+  }
+
+  /**
+   * Kicks again when the earliest pending retry is due (at most a minute from now; the
+   * maintenance round kicks too), so a 5 s retry does not wait for the next round.
+   */
+  private async wakeForNextRetry(): Promise<void> {
+    const next = await eventsDb(this.ctx.db)
+      .selectFrom('bff_events')
+      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+      .where('delivery_status', '=', 'pending')
+      .executeTakeFirst();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (!next?.at || this.stopped) return;
+    const wait = Math.min(
+      Math.max(Date.parse(next.at) - this.ctx.clock.now().getTime(), 100),
+      MS.minute,
+    );
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.kick();
+    }, wait);
+    this.timer.unref();
+  }
+
+  /**
+   * Stops sending (shutdown): nothing new starts. A delivery in flight is not waited for: if
+   * its answer cannot be recorded, its claim lapses and it is sent again (same `webhook-id`).
+   */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
   }
 
   /** Resolves once no round is running (tests, benchmarks, shutdown). */

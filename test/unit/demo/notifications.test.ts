@@ -83,7 +83,10 @@ describe('demo console notifications', () => {
 
   it('a notification field is escaped in the server-rendered row', async () => {
     const { app } = demo(() =>
-      Response.json({ hasMore: false, data: [{ ...item, newValue: '<img src=x onerror=alert(1)>' }] }),
+      Response.json({
+        hasMore: false,
+        data: [{ ...item, newValue: '<img src=x onerror=alert(1)>' }],
+      }),
     );
     const html = await (await app.request('/console')).text();
     expect(html).not.toContain('<img src=x');
