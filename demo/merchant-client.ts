@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { createMerchantApiClient } from '../server/bff/client';
 import type { CreateSessionBody, CreatedSession } from '../contract/checkout';
 
 /**
@@ -39,11 +40,6 @@ export const MerchantSessionSchema = z.looseObject({
 });
 export type MerchantSession = z.infer<typeof MerchantSessionSchema>;
 
-/** Every `/v1` list is a page: `{data, hasMore}`, newest first. */
-const SessionListSchema = z
-  .object({ data: z.array(MerchantSessionSchema), hasMore: z.boolean() })
-  .transform((o) => o.data);
-
 export type MerchantResult<T> =
   { ok: true; value: T } | { ok: false; status: number; error: string };
 
@@ -57,17 +53,10 @@ export interface MerchantClient {
   listSessions(): Promise<MerchantResult<MerchantSession[]>>;
 }
 
-const CreatedSessionSchema = z.looseObject({
-  id: z.string(),
-  clientSecret: z.string(),
-  status: z.string(),
-  amount: z.number(),
-  expiresAt: z.string(),
-});
-
 /**
- * The merchant side of the BFF: server to server, with the merchant secret. The secret stays
- * on this server; the browser only ever sees a session's client secret.
+ * The merchant side of the BFF: server to server, with the merchant secret, through the typed
+ * merchant API client (server/bff/client.ts, generated from the BFF's OpenAPI document). The
+ * secret stays on this server; the browser only ever sees a session's client secret.
  */
 export function createMerchantClient(opts: {
   bffUrl: string;
@@ -75,62 +64,44 @@ export function createMerchantClient(opts: {
   fetch?: typeof fetch;
   timeoutMs?: number;
 }): MerchantClient {
-  const doFetch = opts.fetch ?? fetch;
-  const base = opts.bffUrl.replace(/\/$/, '');
+  const api = createMerchantApiClient(opts);
+  const signal = () => AbortSignal.timeout(opts.timeoutMs ?? 10_000);
 
   async function call<T>(
-    method: string,
-    path: string,
-    schema: z.ZodType<T>,
-    body?: unknown,
-    extraHeaders: Record<string, string> = {},
+    request: () => Promise<{ data?: T; error?: unknown; response: Response }>,
   ): Promise<MerchantResult<T>> {
-    let res: Response;
     try {
-      res = await doFetch(base + path, {
-        method,
-        headers: {
-          authorization: `Bearer ${opts.merchantSecret}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...extraHeaders,
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
-      });
+      const { data, error, response } = await request();
+      if (data !== undefined && response.ok) return { ok: true, value: data };
+      const message = (error as { error?: { message?: string } } | undefined)?.error?.message;
+      return {
+        ok: false,
+        status: response.status,
+        error: (message ?? JSON.stringify(error)).slice(0, 500),
+      };
     } catch (err) {
       return { ok: false, status: 0, error: `BFF unreachable: ${(err as Error).message}` };
     }
-    const text = await res.text();
-    if (!res.ok) return { ok: false, status: res.status, error: text.slice(0, 500) };
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return { ok: false, status: res.status, error: 'BFF answered something that is not JSON' };
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      return {
-        ok: false,
-        status: res.status,
-        error: `unexpected BFF answer: ${parsed.error.message}`,
-      };
-    }
-    return { ok: true, value: parsed.data };
   }
 
   return {
     createSession: (body, idempotencyKey) =>
-      call(
-        'POST',
-        '/v1/checkout-sessions',
-        CreatedSessionSchema,
-        body,
-        idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+      call(() =>
+        api.POST('/v1/checkout-sessions', {
+          body: body as never,
+          params: { header: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {} },
+          signal: signal(),
+        }),
       ) as Promise<MerchantResult<CreatedSession>>,
     getSession: (id) =>
-      call('GET', `/v1/checkout-sessions/${encodeURIComponent(id)}`, MerchantSessionSchema),
-    listSessions: () => call('GET', '/v1/checkout-sessions', SessionListSchema),
+      call(() =>
+        api.GET('/v1/checkout-sessions/{id}', { params: { path: { id } }, signal: signal() }),
+      ),
+    listSessions: async () => {
+      const page = await call(() =>
+        api.GET('/v1/checkout-sessions', { params: { query: { limit: 20 } }, signal: signal() }),
+      );
+      return page.ok ? { ok: true, value: page.value.data } : page;
+    },
   };
 }

@@ -17,6 +17,7 @@ import { checkoutApiRoutes, checkoutPageRoutes } from './routes/checkout';
 import { healthRoutes } from './routes/health';
 import { merchantRoutes } from './routes/merchant';
 import { eventRoutes } from './routes/events';
+import { openApiRoutes } from './routes/openapi';
 import { mountEventDelivery } from './events/delivery';
 import { merchantApiErrors } from './http/api-errors';
 import { staticRoutes } from './routes/static';
@@ -75,6 +76,7 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     // A notification is a few hundred bytes; counted as read, so chunked bodies are held too.
     .use('/webhooks/*', maxBody(16 * 1024))
     .route('/', healthRoutes(ctx))
+    .route('/', openApiRoutes(ctx))
     .route('/v1', merchantRoutes(ctx))
     .route('/v1', webhookNotificationRoutes(ctx))
     .route('/v1', eventRoutes(ctx))

@@ -15,7 +15,7 @@ import { bothCursors, PAGE_QUERY, readPage } from '../http/pagination';
 import { idempotentPost } from '../idempotency';
 import { requireMerchant } from './merchant';
 
-const ListEventsQuerySchema = z
+export const ListEventsQuerySchema = z
   .object({ ...PAGE_QUERY, type: z.enum(EVENT_TYPES).optional() })
   .strict();
 

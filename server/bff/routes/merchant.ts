@@ -32,11 +32,11 @@ export function requireMerchant(ctx: BffContext): MiddlewareHandler<BffEnv> {
   };
 }
 
-const ListQuerySchema = z
+export const ListSessionsQuerySchema = z
   .object({ ...PAGE_QUERY, status: z.enum(SESSION_STATUSES).optional() })
   .strict();
 
-const SubscriptionsQuerySchema = z.object({ ...PAGE_QUERY }).strict();
+export const ListSubscriptionsQuerySchema = z.object({ ...PAGE_QUERY }).strict();
 
 const bothCursorsError = (c: Context) =>
   errorResponse(
@@ -85,7 +85,7 @@ export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
       return createSessionIdempotently(ctx, c, key, body.data);
     })
     .get('/checkout-sessions', async (c) => {
-      const q = parseQuery(c, ListQuerySchema);
+      const q = parseQuery(c, ListSessionsQuerySchema);
       if (!q.ok) return q.response;
       if (bothCursors(q.data)) return bothCursorsError(c);
       let base = ctx.db.selectFrom('checkout_sessions').selectAll();
@@ -114,7 +114,7 @@ export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
       );
     })
     .get('/subscriptions', async (c) => {
-      const q = parseQuery(c, SubscriptionsQuerySchema);
+      const q = parseQuery(c, ListSubscriptionsQuerySchema);
       if (!q.ok) return q.response;
       if (bothCursors(q.data)) return bothCursorsError(c);
       const listed = await listSubscriptions(ctx, q.data);
