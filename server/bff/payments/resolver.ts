@@ -12,6 +12,7 @@ import { settleSubscription } from './subscribe';
 import { transitionSession } from '../sessions/transition';
 import { eventDeliveryOf } from '../events/delivery';
 import { expireDueSessions } from '../sessions/service';
+import { recordBillingEvents } from '../subscriptions/billing-events';
 
 /** Options of the unknown-attempt resolver (DESIGN §4: a timeout after sending, a crash). */
 export interface ResolveOptions {
@@ -254,6 +255,9 @@ export async function maintenanceRound(
     });
     await expireDueSessions(ctx).catch((err: unknown) => {
       ctx.logger.warn({ err: { message: (err as Error).message } }, 'session expiry failed');
+    });
+    await recordBillingEvents(ctx).catch((err: unknown) => {
+      ctx.logger.warn({ err: { message: (err as Error).message } }, 'billing events failed');
     });
   }
   webhookRetry(ctx);

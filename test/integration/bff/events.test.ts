@@ -6,6 +6,7 @@ import type { CheckoutEvent, EventWithDelivery, ListPage } from '../../../contra
 import type { PayResult } from '../../../server/bff/checkout-api';
 import { eventDeliveryOf, GIVE_UP_AFTER_MS } from '../../../server/bff/events/delivery';
 import { expireDueSessions } from '../../../server/bff/sessions/service';
+import { recordBillingEvents } from '../../../server/bff/subscriptions/billing-events';
 import {
   MERCHANT_ORIGIN,
   MERCHANT_SECRET,
@@ -487,5 +488,41 @@ describe('the error object of /v1/*', () => {
     const res = await t.request('GET', '/v1/subscriptions?limit=5', { headers: merchant });
     expect(res.status).toBe(503);
     expect(apiError(res)).toMatchObject({ type: 'gateway_error', code: 'gateway_unavailable' });
+  });
+});
+
+describe('billings the gateway charges later', () => {
+  it('billing.paid for the next cycle, from the gateway’s billing search, once', async () => {
+    const planId = await createPlan('Events cycle');
+    const { session, result } = await paySession('4000000000002701', { planId, amount: undefined });
+    expect(result.status).toBe('succeeded');
+    const subscriptionId = (result as unknown as { payment: { subscriptionId: string } }).payment
+      .subscriptionId;
+    // The sandbox's business clock moves a month: the gateway charges the second billing.
+    const moved = await t.sandbox.call('POST', '/__sandbox/clock/advance', {
+      token: null,
+      body: { days: 32 },
+    });
+    expect(moved.status).toBeLessThan(300);
+    const second = await until(async () => {
+      await recordBillingEvents(t.bff.ctx);
+      return receiver.received.find(
+        (e) =>
+          e.type === 'billing.paid' &&
+          (e.data as { subscriptionId: string; installment: number }).subscriptionId ===
+            subscriptionId &&
+          (e.data as { installment: number }).installment === 2,
+      );
+    });
+    expect(second.data).toMatchObject({ sessionId: session.id, status: 'Paid', currency: 'BRL' });
+    // Read again, nothing new: each billing is told once (the first one included).
+    expect(await recordBillingEvents(t.bff.ctx)).toBe(0);
+    await delivery().idle();
+    const paid = receiver.received.filter(
+      (e) =>
+        e.type === 'billing.paid' &&
+        (e.data as { subscriptionId: string }).subscriptionId === subscriptionId,
+    );
+    expect(paid.map((e) => (e.data as { installment: number }).installment).sort()).toEqual([1, 2]);
   });
 });
