@@ -15,7 +15,6 @@ export const API_ERROR_CODES = {
   body_invalid_json: 'invalid_request_error',
   body_too_large: 'invalid_request_error',
   unsupported_media_type: 'invalid_request_error',
-  session_not_expirable: 'invalid_request_error',
   unauthorized: 'authentication_error',
   resource_missing: 'not_found_error',
   route_not_found: 'not_found_error',
