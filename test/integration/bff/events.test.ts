@@ -526,3 +526,46 @@ describe('billings the gateway charges later', () => {
     expect(paid.map((e) => (e.data as { installment: number }).installment).sort()).toEqual([1, 2]);
   });
 });
+
+describe('a later billing the gateway declines', () => {
+  it('billing.failed, once, when the card on file is refused at the next cycle', async () => {
+    const planId = await createPlan('Events declined cycle');
+    const { session, result } = await paySession('4000000000002701', { planId, amount: undefined });
+    expect(result.status).toBe('succeeded');
+    const subscriptionId = (result as unknown as { payment: { subscriptionId: string } }).payment
+      .subscriptionId;
+    // The card on file changes to one the issuer refuses (05), then a month goes by.
+    const token = await t.sandbox.token();
+    const vaulted = await t.sandbox.call('POST', '/v1/cards/vault', {
+      token,
+      body: {
+        cardInfo: {
+          number: '4000000000000002',
+          securityCode: '123',
+          expirationMonth: '12',
+          expirationYear: '39',
+          cardholderName: 'ANA SILVA',
+        },
+      },
+    });
+    expect(vaulted.status).toBe(200);
+    const changed = await t.sandbox.call(
+      'POST',
+      `/v1/recurrences/subscriptions/${subscriptionId}/vault`,
+      { token, body: { vaultId: (vaulted.body as { vaultId: string }).vaultId } },
+    );
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    await t.sandbox.call('POST', '/__sandbox/clock/advance', { token: null, body: { days: 32 } });
+    const failed = await until(async () => {
+      await recordBillingEvents(t.bff.ctx);
+      return receiver.received.find(
+        (e) =>
+          e.type === 'billing.failed' &&
+          (e.data as { subscriptionId: string }).subscriptionId === subscriptionId,
+      );
+    });
+    expect(failed.data).toMatchObject({ sessionId: session.id, installment: 2, currency: 'BRL' });
+    expect(['Denied', 'PaymentInvalid']).toContain((failed.data as { status: string }).status);
+    expect(await recordBillingEvents(t.bff.ctx)).toBe(0);
+  });
+});
