@@ -1,3 +1,5 @@
+import { Agent as HttpAgent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { MS } from '../../lib/clock';
 import type { BffContext } from '../context';
@@ -22,6 +24,8 @@ export const GIVE_UP_AFTER_MS = 3 * 24 * MS.hour;
 /** Events claimed at a time, and sent at once by one instance. */
 const BATCH = 64;
 const CONCURRENCY = 32;
+/** How long a kicked round waits before it starts. */
+const LINGER_MS = 25;
 const USER_AGENT = 'card-checkout-events/1 (+Standard Webhooks)';
 
 export function retryDelayMs(failures: number): number {
@@ -53,12 +57,22 @@ export class EventDelivery {
   private running: Promise<void> | null = null;
   private again = false;
   private timer: NodeJS.Timeout | null = null;
+  /** Whether a delivery of the current round failed (a retry to wake up for). */
+  private failedInRound = false;
   private stopped = false;
   private readonly signer: Webhook | null;
+
+  private readonly target: URL | null;
+  /** Keep-alive connections to the receiver, shared by the workers. */
+  private readonly agent: HttpAgent;
 
   constructor(private readonly ctx: BffContext) {
     const { eventsUrl, eventsSecret } = ctx.config;
     this.signer = eventsUrl && eventsSecret ? new Webhook(eventsSecret) : null;
+    this.target = eventsUrl ? new URL(eventsUrl) : null;
+    const options = { keepAlive: true, maxSockets: CONCURRENCY };
+    this.agent =
+      this.target?.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
   }
 
   /** Starts a round soon; one at a time, run again if kicked meanwhile. */
@@ -68,9 +82,14 @@ export class EventDelivery {
       this.again = true;
       return;
     }
-    this.running = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.deliverDue())
-      .then(() => this.wakeForNextRetry())
+    // A short linger: events of the next few milliseconds share the round (one query for
+    // them all), and the round runs after the answer that made the event has gone out.
+    this.running = new Promise<void>((resolve) => setTimeout(resolve, LINGER_MS))
+      .then(() => {
+        this.failedInRound = false;
+        return this.deliverDue();
+      })
+      .then(() => (this.failedInRound ? this.wakeForNextRetry() : undefined))
       .catch((err: unknown) => {
         this.ctx.logger.warn(
           { event: 'events.delivery_failed', err: { message: (err as Error).message } },
@@ -116,6 +135,7 @@ export class EventDelivery {
    */
   stop(): void {
     this.stopped = true;
+    this.agent.destroy();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
@@ -125,32 +145,65 @@ export class EventDelivery {
     while (this.running) await this.running;
   }
 
-  /** Sends every event that is due now, batch by batch. */
+  /**
+   * Sends every event that is due now. `CONCURRENCY` workers pull from one queue, refilled
+   * `BATCH` rows at a time, so a receiver that hangs on one event holds one worker, not the
+   * round. Each row is claimed just before it is sent (for twice the delivery timeout from
+   * then), so a claim never lapses while its send is still allowed to run.
+   */
   async deliverDue(): Promise<void> {
     if (!this.signer) return;
-    for (;;) {
-      const batch = await this.claim();
-      if (batch.length === 0) return;
-      let next = 0;
-      const worker = async () => {
-        while (next < batch.length) {
-          const row = batch[next++]!;
-          await this.deliver(row.row, row.until);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, batch.length) }, worker));
-    }
+    const queue: EventRow[] = [];
+    const queued = new Set<string>();
+    let exhausted = false;
+    let filling: Promise<void> | null = null;
+    const refill = async () => {
+      const rows = await this.due();
+      const fresh = rows.filter((r) => !queued.has(r.id));
+      if (fresh.length === 0) exhausted = true;
+      for (const r of fresh) {
+        queued.add(r.id);
+        queue.push(r);
+      }
+    };
+    const next = async (): Promise<EventRow | undefined> => {
+      while (queue.length === 0 && !exhausted) {
+        filling ??= refill().finally(() => {
+          filling = null;
+        });
+        await filling;
+      }
+      return queue.shift();
+    };
+    const worker = async () => {
+      for (let row = await next(); row; row = await next()) {
+        const until = await this.claimRow(row);
+        if (!until) continue;
+        await this.deliver(row, until).catch((err: unknown) => {
+          // The store failed (or closed): the claim lapses and the event is sent again later.
+          this.ctx.logger.warn(
+            {
+              event: 'events.record_failed',
+              eventId: row.id,
+              err: { message: (err as Error).message },
+            },
+            'an event delivery could not be recorded; it will be sent again',
+          );
+        });
+      }
+    };
+    await next().then((first) => first && queue.unshift(first));
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
   }
 
   private claimMs(): number {
     return 2 * this.ctx.config.eventsTimeoutMs;
   }
 
-  /** Claims up to `BATCH` due events no live claim holds (compare-and-set per row). */
-  private async claim(): Promise<{ row: EventRow; until: string }[]> {
-    const db = eventsDb(this.ctx.db);
+  /** Up to `BATCH` due events that no live claim holds, the longest waiting first. */
+  private async due(): Promise<EventRow[]> {
     const now = this.ctx.clock.now().toISOString();
-    const due = await db
+    return eventsDb(this.ctx.db)
       .selectFrom('bff_events')
       .selectAll()
       .where('delivery_status', '=', 'pending')
@@ -159,59 +212,49 @@ export class EventDelivery {
       .orderBy('next_attempt_at')
       .limit(BATCH)
       .execute();
-    const until = new Date(Date.parse(now) + this.claimMs()).toISOString();
-    const claimed: { row: EventRow; until: string }[] = [];
-    for (const row of due) {
-      const res = await db
-        .updateTable('bff_events')
-        .set({ claimed_until: until })
-        .where('id', '=', row.id)
-        .where('delivery_status', '=', 'pending')
-        .where((eb) =>
-          row.claimed_until === null
-            ? eb('claimed_until', 'is', null)
-            : eb('claimed_until', '=', row.claimed_until),
-        )
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 1) claimed.push({ row, until });
-    }
-    return claimed;
+  }
+
+  /**
+   * Claims one event (compare-and-set on the claim it was read with): resolves the claim's end,
+   * or null when another instance took it or it was delivered meanwhile.
+   */
+  private async claimRow(row: EventRow): Promise<string | null> {
+    const until = new Date(this.ctx.clock.now().getTime() + this.claimMs()).toISOString();
+    const res = await eventsDb(this.ctx.db)
+      .updateTable('bff_events')
+      .set({ claimed_until: until })
+      .where('id', '=', row.id)
+      .where('delivery_status', '=', 'pending')
+      .where((eb) =>
+        row.claimed_until === null
+          ? eb('claimed_until', 'is', null)
+          : eb('claimed_until', '=', row.claimed_until),
+      )
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1 ? until : null;
   }
 
   private async send(row: EventRow): Promise<Sent> {
     const body = eventBody(row);
     const sentAt = new Date();
     const started = performance.now();
-    try {
-      const res = await this.ctx.fetch(this.ctx.config.eventsUrl, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          'webhook-id': row.id,
-          'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-          'webhook-signature': this.signer!.sign(row.id, sentAt, body),
-        },
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.ctx.config.eventsTimeoutMs),
-      });
-      // The answer's body is not ours to keep; read it so the connection is reused.
-      await res.arrayBuffer().catch(() => undefined);
-      const ok = res.status >= 200 && res.status < 300;
-      return {
-        status: res.status,
-        error: ok ? null : `HTTP ${res.status}`,
-        durationMs: Math.round(performance.now() - started),
-      };
-    } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
-      const error =
-        e.name === 'TimeoutError'
-          ? 'timeout'
-          : (e.cause?.code ?? e.name ?? 'network error').slice(0, 200);
-      return { status: null, error, durationMs: Math.round(performance.now() - started) };
-    }
+    const answered = await postOnce(
+      this.target!,
+      this.agent,
+      this.ctx.config.eventsTimeoutMs,
+      body,
+      {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': row.id,
+        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+        'webhook-signature': this.signer!.sign(row.id, sentAt, body),
+      },
+    );
+    const durationMs = Math.round(performance.now() - started);
+    if ('error' in answered) return { status: null, error: answered.error, durationMs };
+    const ok = answered.status >= 200 && answered.status < 300;
+    return { status: answered.status, error: ok ? null : `HTTP ${answered.status}`, durationMs };
   }
 
   private async deliver(row: EventRow, until: string): Promise<void> {
@@ -219,16 +262,12 @@ export class EventDelivery {
     const now = this.ctx.clock.now();
     const failures = Number(row.attempts) + 1;
     const db = eventsDb(this.ctx.db);
-    const previous = await db
-      .selectFrom('bff_event_attempts')
-      .select((eb) => eb.fn.max('attempt').as('n'))
-      .where('event_id', '=', row.id)
-      .executeTakeFirst();
-    const attempt = Number(previous?.n ?? 0) + 1;
+    const attempt = Number(row.total_attempts) + 1;
     let status: 'delivered' | 'pending' | 'failed';
     let nextAt: string | null = null;
     if (sent.error === null) status = 'delivered';
     else {
+      this.failedInRound = true;
       const next = now.getTime() + retryDelayMs(failures);
       const gaveUp = next - Date.parse(row.series_started_at) > GIVE_UP_AFTER_MS;
       status = gaveUp ? 'failed' : 'pending';
@@ -241,6 +280,7 @@ export class EventDelivery {
         .set({
           delivery_status: status,
           attempts: failures,
+          total_attempts: attempt,
           next_attempt_at: nextAt,
           claimed_until: null,
           ...(status === 'delivered' ? { delivered_at: now.toISOString() } : {}),
@@ -273,6 +313,46 @@ export class EventDelivery {
       );
     }
   }
+}
+
+/**
+ * One POST of an event: its status, or why there was none (`timeout` past `timeoutMs` for the
+ * whole exchange, or the socket error's code). node:http with a keep-alive agent rather than
+ * fetch: measured here, fetch cost 0.33 ms more CPU per request (0.49 vs 0.16 ms, client and a
+ * loopback server), the largest part of a delivery.
+ */
+function postOnce(
+  url: URL,
+  agent: HttpAgent,
+  timeoutMs: number,
+  body: string,
+  headers: OutgoingHttpHeaders,
+): Promise<{ status: number } | { error: string }> {
+  return new Promise((resolve) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        // The answer's body is not ours to keep; drain it so the connection is reused.
+        res.resume();
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0 });
+        });
+        res.on('error', () => undefined);
+      },
+    );
+    const timer = setTimeout(() => {
+      resolve({ error: 'timeout' });
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', (err: Error & { code?: string }) => {
+      clearTimeout(timer);
+      resolve({ error: (err.code ?? err.name ?? 'network error').slice(0, 200) });
+    });
+    req.end(body);
+  });
 }
 
 const deliveries = new WeakMap<object, EventDelivery>();

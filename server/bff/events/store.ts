@@ -29,6 +29,8 @@ export interface EventTables {
     delivery_status: string;
     /** Delivery attempts made in the current series (a redelivery starts a new one). */
     attempts: number;
+    /** Delivery attempts made in every series: the number of the last `bff_event_attempts` row. */
+    total_attempts: number;
     next_attempt_at: string | null;
     /** When the current delivery series began: it gives up three days later. */
     series_started_at: string;
@@ -70,6 +72,7 @@ export const eventMigrations: Migration[] = [
         .addColumn('dedup_key', 'varchar(120)', (c) => c.notNull().unique())
         .addColumn('delivery_status', 'varchar(10)', (c) => c.notNull())
         .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('total_attempts', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('next_attempt_at', 'varchar(40)')
         .addColumn('series_started_at', 'varchar(40)', (c) => c.notNull())
         .addColumn('claimed_until', 'varchar(40)')
@@ -135,6 +138,7 @@ export async function insertEvent(db: BffKysely, e: NewEvent): Promise<string | 
       dedup_key: e.dedupKey,
       delivery_status: e.deliver ? 'pending' : 'none',
       attempts: 0,
+      total_attempts: 0,
       next_attempt_at: e.deliver ? at : null,
       series_started_at: at,
       claimed_until: null,
