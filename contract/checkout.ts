@@ -75,7 +75,10 @@ export interface CreatedSession {
   clientSecret: string;
   status: SessionStatus;
   amount: number;
+  currency: 'BRL';
   expiresAt: string;
+  /** The merchant's metadata, as given (`{}` when none). */
+  metadata: Record<string, string>;
 }
 
 // ---------------------------------------------------------------- checkout API (frame → BFF)

@@ -187,8 +187,13 @@ export interface components {
       status: 'open' | 'processing' | 'challenge' | 'pending' | 'succeeded' | 'failed' | 'expired';
       /** @description cents */
       amount: number;
+      /** @constant */
+      currency: 'BRL';
       /** @description an ISO 8601 instant */
       expiresAt: string;
+      metadata: {
+        [key: string]: string;
+      };
     };
     CheckoutSessionSummary: {
       id: string;
@@ -1177,6 +1182,7 @@ export interface operations {
         limit?: number;
         after?: number;
         starting_after?: number;
+        ending_before?: number;
       };
       header?: never;
       path?: never;

@@ -27,7 +27,9 @@ export const CreatedSessionSchema = z.object({
   clientSecret: z.string().describe('shown once: hand it to the page that embeds the checkout'),
   status: z.enum(SESSION_STATUSES),
   amount: cents,
+  currency,
   expiresAt: iso,
+  metadata,
 });
 
 export const SessionSummarySchema = z.object({

@@ -153,7 +153,9 @@ export async function createSession(
       clientSecret,
       status: 'open',
       amount,
+      currency: 'BRL',
       expiresAt: expiresAt.toISOString(),
+      metadata: body.metadata ?? {},
     },
   };
 }

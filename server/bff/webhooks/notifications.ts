@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { queryInt } from '../../gateway/schemas/common';
-import { parseQuery } from '../../lib/http';
+import { errorResponse, parseQuery } from '../../lib/http';
 import type { BffContext, BffEnv } from '../context';
 import { requireMerchant } from '../routes/merchant';
 import { webhookReceiverOf } from './receiver';
@@ -35,8 +35,10 @@ export const ListNotificationsQuerySchema = z
     limit: queryInt({ min: 1, max: NOTIFICATIONS_MAX_LIMIT }).optional(),
     /** Only notifications whose movementId is greater (newer) than this one. */
     after: queryInt({ min: 0 }).optional(),
-    /** The page after this movementId (older ones): the cursor of every `/v1` list. */
+    /** The page after this movementId (older ones): the cursors of every `/v1` list. */
     starting_after: queryInt({ min: 0 }).optional(),
+    /** The page before this movementId (newer ones). */
+    ending_before: queryInt({ min: 0 }).optional(),
   })
   .strict();
 export type ListNotificationsQuery = z.infer<typeof ListNotificationsQuerySchema>;
@@ -47,20 +49,23 @@ export type ListNotificationsQuery = z.infer<typeof ListNotificationsQuerySchema
  */
 export async function listWebhookNotifications(
   ctx: BffContext,
-  query: { limit: number; after?: number; startingAfter?: number },
+  query: { limit: number; after?: number; startingAfter?: number; endingBefore?: number },
 ): Promise<{ data: WebhookNotificationItem[]; hasMore: boolean }> {
   await webhookReceiverOf(ctx).ready;
+  const backwards = query.endingBefore !== undefined;
   let q = inboxDb(ctx.db)
     .selectFrom('webhook_inbox')
     .selectAll()
-    .orderBy('movement_id', 'desc')
+    .orderBy('movement_id', backwards ? 'asc' : 'desc')
     .orderBy('body_hash')
     .limit(query.limit + 1);
+  if (backwards) q = q.where('movement_id', '>', query.endingBefore!);
   if (query.after !== undefined) q = q.where('movement_id', '>', query.after);
   if (query.startingAfter !== undefined) q = q.where('movement_id', '<', query.startingAfter);
   const found = await q.execute();
   const hasMore = found.length > query.limit;
   const rows = found.slice(0, query.limit);
+  if (backwards) rows.reverse();
   const attemptIds = [...new Set(rows.flatMap((r) => (r.attempt_id ? [r.attempt_id] : [])))];
   const sessionOf = new Map<string, string>();
   if (attemptIds.length > 0) {
@@ -90,17 +95,26 @@ export async function listWebhookNotifications(
   return { data, hasMore };
 }
 
-/** `GET /v1/webhook-notifications?limit&after&starting_after`: merchant API (Bearer merchant secret). */
+/** `GET /v1/webhook-notifications?limit&after&starting_after&ending_before`: merchant API (Bearer merchant secret). */
 export function webhookNotificationRoutes(ctx: BffContext): Hono<BffEnv> {
   return new Hono<BffEnv>()
     .use('/webhook-notifications', requireMerchant(ctx))
     .get('/webhook-notifications', async (c) => {
       const q = parseQuery(c, ListNotificationsQuerySchema);
       if (!q.ok) return q.response;
+      if (q.data.starting_after !== undefined && q.data.ending_before !== undefined) {
+        return errorResponse(
+          c,
+          400,
+          'ending_before',
+          'ending_before: give starting_after or ending_before, not both',
+        );
+      }
       const page = await listWebhookNotifications(ctx, {
         limit: q.data.limit ?? NOTIFICATIONS_DEFAULT_LIMIT,
         ...(q.data.after !== undefined ? { after: q.data.after } : {}),
         ...(q.data.starting_after !== undefined ? { startingAfter: q.data.starting_after } : {}),
+        ...(q.data.ending_before !== undefined ? { endingBefore: q.data.ending_before } : {}),
       });
       c.header('Cache-Control', 'no-store');
       return c.json(page);

@@ -102,6 +102,12 @@ describe('GET /v1/webhook-notifications', () => {
     expect((await list('?after=5010')).map((n) => n.movementId)).toEqual([5_012, 5_011]);
     expect((await list('?after=5010&limit=1')).map((n) => n.movementId)).toEqual([5_012]);
     expect(await list('?after=5012')).toEqual([]);
+    // The cursors of every /v1 list, keyed by movementId here.
+    expect((await list('?after=5009&starting_after=5012')).map((n) => n.movementId)).toEqual([
+      5_011, 5_010,
+    ]);
+    expect((await list('?ending_before=5010&limit=1')).map((n) => n.movementId)).toEqual([5_011]);
+    expect((await list('?ending_before=5010')).map((n) => n.movementId)).toEqual([5_012, 5_011]);
     expect((await list('?limit=200')).length).toBeGreaterThanOrEqual(5);
   });
 
