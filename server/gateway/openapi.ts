@@ -31,18 +31,31 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   return rest;
 }
 
-function parameters(o: GatewayOperation): Json[] {
+/**
+ * The path parameters of an OpenAPI path template (strings of at most `idLength`) and the
+ * query parameters of a zod object schema, seen as `io` (a query's text, or what it parses to).
+ */
+export function pathAndQueryParameters(
+  path: string,
+  query: z.ZodType | undefined,
+  io: 'input' | 'output',
+  idLength: number,
+): Json[] {
   const out: Json[] = [];
-  for (const [, name] of o.path.matchAll(/\{(\w+)\}/g)) {
-    out.push({ name, in: 'path', required: true, schema: { type: 'string', maxLength: 36 } });
+  for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+    out.push({ name, in: 'path', required: true, schema: { type: 'string', maxLength: idLength } });
   }
-  if (o.query) {
-    const q = jsonSchema(o.query, 'input') as { properties?: Json; required?: string[] };
+  if (query) {
+    const q = jsonSchema(query, io) as { properties?: Json; required?: string[] };
     for (const [name, schema] of Object.entries(q.properties ?? {})) {
       out.push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
     }
   }
   return out;
+}
+
+function parameters(o: GatewayOperation): Json[] {
+  return pathAndQueryParameters(o.path, o.query, 'input', 36);
 }
 
 function operation(o: GatewayOperation): Json {

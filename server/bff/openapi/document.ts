@@ -5,7 +5,7 @@
  * that every documented operation is a route and every `/v1` route is documented.
  */
 import type { z } from 'zod';
-import { jsonSchema } from '../../gateway/openapi';
+import { jsonSchema, pathAndQueryParameters } from '../../gateway/openapi';
 import { CreateSessionBodySchema } from '../checkout-api';
 import { ListEventsQuerySchema } from '../routes/events';
 import { ListSessionsQuerySchema, ListSubscriptionsQuerySchema } from '../routes/merchant';
@@ -168,17 +168,8 @@ const ERROR_TEXT: Record<number, string> = {
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 
 function parameters(o: MerchantOperation): Json[] {
-  const out: Json[] = [];
-  for (const [, name] of o.path.matchAll(/\{(\w+)\}/g)) {
-    out.push({ name, in: 'path', required: true, schema: { type: 'string', maxLength: 64 } });
-  }
-  if (o.query) {
-    // What a parameter means once parsed (a number for `limit`), not its text on the wire.
-    const q = jsonSchema(o.query, 'output') as { properties?: Json; required?: string[] };
-    for (const [name, schema] of Object.entries(q.properties ?? {})) {
-      out.push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
-    }
-  }
+  // What a query parameter means once parsed (a number for `limit`), not its text on the wire.
+  const out = pathAndQueryParameters(o.path, o.query, 'output', 64);
   if (o.idempotent) {
     out.push({
       name: 'Idempotency-Key',
