@@ -3,7 +3,8 @@
  * paths, query strings, headers, content types and bodies — mutations of a valid body as well
  * as garbage — sent over loopback HTTP to the real apps. The property: never a 5xx, never a
  * hang, and every 4xx in the route's documented error shape (the spec's `[{tag, description}]`
- * array for APIs, an HTML page for browser pages).
+ * array for the gateway APIs and the frame's, the merchant API's error object, an HTML page for
+ * browser pages).
  */
 import fc from 'fast-check';
 import { routeTable, type FuzzRoute, type FuzzTargets } from './routes';
@@ -250,18 +251,30 @@ async function send(route: FuzzRoute, base: string, c: FuzzCase, statuses: Map<n
       parsed !== null &&
       (parsed as { success?: unknown }).success === false &&
       typeof (parsed as { message?: unknown }).message === 'string';
+    const error = (parsed as { error?: Record<string, unknown> } | undefined)?.error;
+    const apiError =
+      route.shape === 'api' &&
+      type.startsWith('application/json') &&
+      typeof error === 'object' &&
+      error !== null &&
+      typeof error.type === 'string' &&
+      typeof error.code === 'string' &&
+      typeof error.message === 'string' &&
+      typeof error.requestId === 'string';
     const ok =
-      envelope ||
-      (type.startsWith('application/json') &&
-        Array.isArray(parsed) &&
-        parsed.length > 0 &&
-        parsed.every(
-          (i: unknown) =>
-            typeof i === 'object' &&
-            i !== null &&
-            typeof (i as { tag?: unknown }).tag === 'string' &&
-            typeof (i as { description?: unknown }).description === 'string',
-        ));
+      route.shape === 'api'
+        ? apiError
+        : envelope ||
+          (type.startsWith('application/json') &&
+            Array.isArray(parsed) &&
+            parsed.length > 0 &&
+            parsed.every(
+              (i: unknown) =>
+                typeof i === 'object' &&
+                i !== null &&
+                typeof (i as { tag?: unknown }).tag === 'string' &&
+                typeof (i as { description?: unknown }).description === 'string',
+            ));
     if (!ok) {
       throw new Error(
         `${res.status} from ${method} ${url} is not the ${route.shape} error shape: ${type} ${body.slice(0, 200)}`,

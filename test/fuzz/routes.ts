@@ -21,9 +21,10 @@ export interface FuzzRoute {
   path: string;
   /**
    * `json`: the spec's `[{tag, description}]`; `html`: a browser page (or that JSON);
-   * `envelope`: the bill issuer API's `{success: false, message}`.
+   * `envelope`: the bill issuer API's `{success: false, message}`; `api`: the merchant API's
+   * `{error: {type, code, message, requestId}}`.
    */
-  shape: 'json' | 'html' | 'envelope';
+  shape: 'json' | 'html' | 'envelope' | 'api';
   /** Authorization values that let a request past authentication. */
   auth: (t: FuzzTargets) => string[];
   valid?: (t: FuzzTargets) => unknown;
@@ -68,6 +69,11 @@ const bff = (
   path: string,
   rest: Partial<FuzzRoute> = {},
 ): FuzzRoute => ({ app: 'bff', method, path, shape: 'json', auth: none, ...rest });
+const api = (
+  method: FuzzRoute['method'],
+  path: string,
+  rest: Partial<FuzzRoute> = {},
+): FuzzRoute => ({ app: 'bff', method, path, shape: 'api', auth: none, ...rest });
 const sandbox = (
   method: FuzzRoute['method'],
   path: string,
@@ -84,14 +90,36 @@ export function routeTable(): FuzzRoute[] {
     // ---------------------------------------------------------------- BFF
     bff('GET', '/healthz'),
     bff('GET', '/readyz'),
-    bff('POST', '/v1/checkout-sessions', {
+    api('POST', '/v1/checkout-sessions', {
       auth: merchant,
-      valid: () => ({ amount: 1000, origin: 'http://shop.test:3000', maxInstallments: 3 }),
+      valid: () => ({
+        amount: 1000,
+        origin: 'http://shop.test:3000',
+        maxInstallments: 3,
+        metadata: { order: 'fuzz-1' },
+      }),
     }),
-    bff('GET', '/v1/checkout-sessions', { auth: merchant, queryKeys: ['limit', 'status'] }),
-    bff('GET', '/v1/checkout-sessions/:id', { auth: merchant, ids: (t) => [t.sessionId] }),
-    bff('GET', '/v1/subscriptions', { auth: merchant, queryKeys: ['limit'] }),
-    bff('GET', '/v1/webhook-notifications', { auth: merchant, queryKeys: ['limit'] }),
+    api('GET', '/v1/checkout-sessions', {
+      auth: merchant,
+      queryKeys: ['limit', 'status', 'starting_after', 'ending_before'],
+    }),
+    api('GET', '/v1/checkout-sessions/:id', { auth: merchant, ids: (t) => [t.sessionId] }),
+    api('POST', '/v1/checkout-sessions/:id/expire', { auth: merchant }),
+    api('GET', '/v1/subscriptions', {
+      auth: merchant,
+      queryKeys: ['limit', 'starting_after', 'ending_before'],
+    }),
+    api('POST', '/v1/subscriptions/:id/cancel', { auth: merchant }),
+    api('GET', '/v1/webhook-notifications', {
+      auth: merchant,
+      queryKeys: ['limit', 'after', 'starting_after', 'ending_before'],
+    }),
+    api('GET', '/v1/events', {
+      auth: merchant,
+      queryKeys: ['limit', 'type', 'starting_after', 'ending_before'],
+    }),
+    api('GET', '/v1/events/:id', { auth: merchant }),
+    api('POST', '/v1/events/:id/redeliver', { auth: merchant }),
     bff('GET', '/checkout/api/session', { auth: frame }),
     bff('GET', '/checkout/api/public-key', { auth: frame }),
     bff('POST', '/checkout/api/pay', {
