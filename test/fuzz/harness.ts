@@ -237,7 +237,12 @@ async function send(route: FuzzRoute, base: string, c: FuzzCase, statuses: Map<n
   if (res.status === 431 || res.status === 414) return;
   if (res.status >= 400) {
     const type = res.headers.get('content-type') ?? '';
-    const shape = route.shape === 'html' && type.startsWith('text/html') ? 'html' : 'json';
+    // `..` segments can carry a case out of the API it was aimed at (fetch normalizes the
+    // URL): the error then comes in the shape of wherever it landed.
+    const landed = new URL(url).pathname;
+    const expected: FuzzRoute['shape'] =
+      route.shape === 'api' && !landed.startsWith('/v1/') ? 'json' : route.shape;
+    const shape = expected === 'html' && type.startsWith('text/html') ? 'html' : 'json';
     if (shape === 'html') return;
     let parsed: unknown;
     try {
@@ -246,14 +251,14 @@ async function send(route: FuzzRoute, base: string, c: FuzzCase, statuses: Map<n
       parsed = undefined;
     }
     const envelope =
-      route.shape === 'envelope' &&
+      expected === 'envelope' &&
       typeof parsed === 'object' &&
       parsed !== null &&
       (parsed as { success?: unknown }).success === false &&
       typeof (parsed as { message?: unknown }).message === 'string';
     const error = (parsed as { error?: Record<string, unknown> } | undefined)?.error;
     const apiError =
-      route.shape === 'api' &&
+      expected === 'api' &&
       type.startsWith('application/json') &&
       typeof error === 'object' &&
       error !== null &&
@@ -262,7 +267,7 @@ async function send(route: FuzzRoute, base: string, c: FuzzCase, statuses: Map<n
       typeof error.message === 'string' &&
       typeof error.requestId === 'string';
     const ok =
-      route.shape === 'api'
+      expected === 'api'
         ? apiError
         : envelope ||
           (type.startsWith('application/json') &&
@@ -277,7 +282,7 @@ async function send(route: FuzzRoute, base: string, c: FuzzCase, statuses: Map<n
             ));
     if (!ok) {
       throw new Error(
-        `${res.status} from ${method} ${url} is not the ${route.shape} error shape: ${type} ${body.slice(0, 200)}`,
+        `${res.status} from ${method} ${url} is not the ${expected} error shape: ${type} ${body.slice(0, 200)}`,
       );
     }
   }
