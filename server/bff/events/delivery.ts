@@ -24,6 +24,8 @@ export const GIVE_UP_AFTER_MS = 3 * 24 * MS.hour;
 /** Events claimed at a time, and sent at once by one instance. */
 const BATCH = 64;
 const CONCURRENCY = 32;
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** How long a kicked round waits before it starts. */
 const LINGER_MS = 25;
 const USER_AGENT = 'card-checkout-events/1 (+Standard Webhooks)';
@@ -177,6 +179,9 @@ export class EventDelivery {
     };
     const worker = async () => {
       for (let row = await next(); row; row = await next()) {
+        // The store is synchronous under SQLite: let waiting requests in between events, so
+        // a round never holds the event loop for more than one event's step.
+        await yieldToIo();
         const until = await this.claimRow(row);
         if (!until) continue;
         await this.deliver(row, until).catch((err: unknown) => {
@@ -259,6 +264,7 @@ export class EventDelivery {
 
   private async deliver(row: EventRow, until: string): Promise<void> {
     const sent = await this.send(row);
+    await yieldToIo();
     const now = this.ctx.clock.now();
     const failures = Number(row.attempts) + 1;
     const db = eventsDb(this.ctx.db);
