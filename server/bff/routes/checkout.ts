@@ -1,5 +1,4 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { compress } from 'hono/compress';
 import { MS } from '../../lib/clock';
 import { errorResponse, parseJsonBody } from '../../lib/http';
 import {
@@ -11,6 +10,7 @@ import type { BffContext, BffEnv } from '../context';
 import { rateLimit } from '../http/middleware';
 import { IDEMPOTENCY_KEY, runIdempotent, type StoredAnswer } from '../idempotency';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { compressPage } from '../http/compress-page';
 import { HANDSHAKE_HEADER, handshakeKey, openAccept, sealAccept } from '../http/frame-handshake';
 import { securePage, type PagePolicy } from '../http/security-headers';
 import { challengeBootstrapPage } from '../pages/challenge';
@@ -262,7 +262,8 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
     new Hono<BffEnv>()
       // The page carries the form's messages and styles (≈ 7 KB): gzip makes it ≈ 2.5 KB, and it
       // is the one thing a returning shopper downloads again (it is per session, never cached).
-      .get('/frame', compress(), async (c) => {
+      // Gzipped whole, not streamed: the markup arrives in one piece (compress-page.ts).
+      .get('/frame', compressPage(), async (c) => {
         const locale = localeOf(c.req.query('locale'));
         const id = c.req.query('session') ?? '';
         const row = id.length <= 64 ? await findSession(ctx.db, id) : undefined;
