@@ -79,8 +79,10 @@ export interface FrameScript {
 /**
  * The card form page: loads the frame bundle; no inline script at all. The form's texts in the
  * shopper's language, its styles and the brand sprite's address travel as a JSON data block
- * (never executed), so they do not weigh on the frame bundle. The sprite is preloaded: the
- * form shows it as soon as it renders.
+ * (never executed), so they do not weigh on the frame bundle. The sprite is not preloaded:
+ * `<use href>` fetches it as a document, which no `<link rel=preload as>` matches, so a preload
+ * (as an image) was a second fetch and a parse of its own on the main thread, ahead of the
+ * form's script; the form, drawn before the session arrives, asks for it early enough.
  */
 export function framePage(opts: {
   sessionId: string;
@@ -104,7 +106,6 @@ export function framePage(opts: {
 <script type="module" src="${escapeHtml(opts.script.src)}"${
     opts.script.integrity ? ` integrity="${escapeHtml(opts.script.integrity)}"` : ''
   }></script>
-<link rel="preload" href="${escapeHtml(opts.data.sprite)}" as="image" type="image/svg+xml">
 <script type="application/json" id="card-form-data">${scriptJson(opts.data)}</script>
 </head>
 <body>

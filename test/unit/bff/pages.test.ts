@@ -37,11 +37,10 @@ describe('pages', () => {
       script: { src: '/frame/card-form.0123abcdef.js', integrity: 'sha384-a"b' },
     });
     expect(html).toContain('session="cs_&quot;x"');
-    // The hashed bundle with its SRI hash, and the sprite preloaded.
+    // The hashed bundle with its SRI hash.
     expect(html).toContain(
       '<script type="module" src="/frame/card-form.0123abcdef.js" integrity="sha384-a&quot;b">',
     );
-    expect(html).toContain(`<link rel="preload" href="${data.sprite}" as="image"`);
     // The only script without a src is a JSON data block, which browsers never run.
     expect(html.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toEqual([
       '<script type="application/json" id="card-form-data">',
