@@ -52,16 +52,17 @@ export function renderCardForm(v: CardFormView): TemplateResult {
 function body(v: CardFormView): TemplateResult | typeof nothing {
   const { m, flow } = v;
   switch (flow.status) {
+    // Nothing to draw before the host answers (the frame is 0 px high until then): the frame's
+    // first task ends sooner, and the host, often on the same thread, answers the hello sooner.
     case 'connecting':
-      return html`<p>${m.waitingForHost}</p>`;
-    case 'loading':
-      return html`<p>${m.loading}</p>`;
     case 'unavailable':
     case 'ended':
       return nothing;
     case 'succeeded':
       return html`<div class="done"><h2>${m.succeeded}</h2></div>`;
     default:
+      // While loading too: the fields need no session, so they are drawn while the session and
+      // the card key are read; what the session decides (amount, methods) fills in after.
       return form(v, flow.session);
   }
 }
@@ -123,6 +124,8 @@ function form(v: CardFormView, session: PublicSession | null): TemplateResult {
   const { m, flow } = v;
   const values = v.values;
   const busy = flow.busy;
+  // No session yet: the shopper may type, not pay.
+  const waiting = flow.status === 'loading';
   const amount = session?.plan?.amount ?? session?.amount ?? 0;
   const methods: PaymentMethod[] = session?.methods ?? ['credit'];
   const plan = session?.plan;
@@ -132,9 +135,11 @@ function form(v: CardFormView, session: PublicSession | null): TemplateResult {
   // While confirming, the notice says so; the button only shows that work goes on.
   const label = busy
     ? m.paying
-    : flow.resume
-      ? m.challengeResume
-      : (v.submitLabel ?? (plan ? m.subscribe : fmt(m.pay, formatBRL(amount))));
+    : waiting
+      ? m.loading
+      : flow.resume
+        ? m.challengeResume
+        : (v.submitLabel ?? (plan ? m.subscribe : fmt(m.pay, formatBRL(amount))));
   return html`${
       plan
         ? html`<p class="hint" part="plan">
@@ -145,7 +150,7 @@ function form(v: CardFormView, session: PublicSession | null): TemplateResult {
     <form
       part="form"
       novalidate
-      aria-busy=${busy ? 'true' : 'false'}
+      aria-busy=${busy || waiting ? 'true' : 'false'}
       @submit=${v.onSubmit}
       @focusout=${v.onBlur}
     >
@@ -211,7 +216,7 @@ function form(v: CardFormView, session: PublicSession | null): TemplateResult {
                       ${fmt(m.consent, formatBRL(amount), every)}
                     </p>`
                   : nothing
-              }<button type="submit" data-testid="pay" ?disabled=${busy}>
+              }<button type="submit" data-testid="pay" ?disabled=${busy || waiting}>
                 ${busy ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}${label}
               </button>`
       }

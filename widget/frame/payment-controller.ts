@@ -190,7 +190,9 @@ export class PaymentController implements ReactiveController {
       return;
     }
     this.#apply(res.data, 'load');
-    this.#send({ type: 'ready' });
+    // Ready means usable: what the session decides (amount, methods) is on screen first.
+    await this.host.updateComplete;
+    if (run === this.#run) this.#send({ type: 'ready' });
   }
 
   /**

@@ -27,7 +27,6 @@ export const en: Messages = {
   paying: 'Processing payment…',
   confirming: 'We are confirming your payment…',
   loading: 'Loading…',
-  waitingForHost: 'Loading the payment form…',
   cardBrand: 'Card brand: {0}',
   errors: {
     required: 'Fill in this field.',

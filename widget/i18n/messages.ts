@@ -45,7 +45,6 @@ export interface Messages {
   /** The outcome is not known yet: no retry, no other card. */
   confirming: string;
   loading: string;
-  waitingForHost: string;
   /** `{0}` the brand's name. */
   cardBrand: string;
   errors: {

@@ -27,7 +27,6 @@ export const ptBR: Messages = {
   paying: 'Processando pagamento…',
   confirming: 'Estamos confirmando seu pagamento…',
   loading: 'Carregando…',
-  waitingForHost: 'Carregando o formulário de pagamento…',
   cardBrand: 'Bandeira: {0}',
   errors: {
     required: 'Preencha este campo.',
