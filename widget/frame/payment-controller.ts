@@ -179,9 +179,11 @@ export class PaymentController implements ReactiveController {
     this.resume = null;
     this.#set('loading');
     this.#announce('', 'info');
-    // The card key and the session in parallel: neither waits for the other.
+    // The session and the card key in parallel: neither waits for the other. The session is
+    // asked first: `checkout-ready` waits for it, the key only for a payment.
+    const session = api.session();
     void this.#key().catch(() => undefined);
-    const res = await api.session();
+    const res = await session;
     if (run !== this.#run) return;
     if (!res.ok) {
       this.#set('unavailable');
