@@ -121,6 +121,7 @@ export class CardForm extends LitElement implements CardFormView {
       this.#reportHeight();
       this.flow.connect(init.clientSecret);
     });
+    // The observer measures after layout; measuring in `updated()` forced a layout per render.
     this.#resizeObserver = new ResizeObserver(() => this.#reportHeight());
     this.#resizeObserver.observe(this);
   }
@@ -130,10 +131,6 @@ export class CardForm extends LitElement implements CardFormView {
     this.#disconnect();
     this.#resizeObserver?.disconnect();
     this.#port?.close();
-  }
-
-  protected override updated(): void {
-    this.#reportHeight();
   }
 
   // ---------------------------------------------------------------- host
