@@ -82,6 +82,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
         eventDeliveryOf(bff.ctx)?.stop();
         await stopResolver?.();
         await closeServer();
+        gateway.close();
         await store.close();
       },
     };

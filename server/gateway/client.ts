@@ -97,11 +97,14 @@ export type SetWebhookParams = WebhookAccountParams & WebhookSubscriptionRequest
  * - A 2xx whose body does not match the spec's shape throws `GatewayProtocolError`.
  */
 export function createGatewayClient(opts: GatewayClientOptions) {
-  const { tokens, call } = createTransport(opts);
+  const { tokens, call, close } = createTransport(opts);
 
   return {
     /** The token manager in use (shared caches, readiness checks). */
     tokens,
+
+    /** Closes the idle keep-alive connections to the gateway. */
+    close,
 
     /** `GET /v1/cards/public-key`: the PEM (SPKI) key to encrypt card data with. */
     getPublicKey: (_input?: undefined, o?: GatewayCallOptions) =>

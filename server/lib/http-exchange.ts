@@ -1,0 +1,90 @@
+import http from 'node:http';
+import https from 'node:https';
+
+/*
+ * One HTTP request and its answer over node:http(s) with keep-alive agents. Used where a
+ * server calls another many times (the BFF's gateway calls and event deliveries, the sandbox's
+ * webhooks): measured on loopback, `fetch` (undici, web streams, an AbortSignal per call) cost
+ * 0.49 ms of CPU per request against 0.16 ms here.
+ */
+
+/** A keep-alive agent per protocol; `destroy()` closes their idle sockets. */
+export interface KeepAliveAgents {
+  http: http.Agent;
+  https: https.Agent;
+  destroy(): void;
+}
+
+export function keepAliveAgents(maxSockets = 64): KeepAliveAgents {
+  const agents = {
+    http: new http.Agent({ keepAlive: true, maxSockets }),
+    https: new https.Agent({ keepAlive: true, maxSockets }),
+  };
+  return {
+    ...agents,
+    destroy() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+export interface ExchangeInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string | undefined;
+  agents: KeepAliveAgents;
+  /**
+   * `true` (default): the answer's body is read as UTF-8 text. `false`: it is drained unread
+   * (the connection is still reused).
+   */
+  readBody?: boolean;
+}
+
+export interface Exchange {
+  /** Aborts the request: the promise rejects with `reason`. */
+  abort(reason: Error): void;
+  answer: Promise<{ status: number; text: string }>;
+}
+
+/**
+ * Sends one request. The answer rejects with the socket's error (its `code`, e.g.
+ * `ECONNREFUSED`, tells whether anything was sent) or with the reason given to `abort`.
+ */
+export function exchange(url: string | URL, init: ExchangeInit): Exchange {
+  const u = typeof url === 'string' ? new URL(url) : url;
+  const secure = u.protocol === 'https:';
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+  let req: http.ClientRequest | undefined;
+  let fail: ((err: Error) => void) | undefined;
+  const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    fail = reject;
+    req = (secure ? https.request : http.request)(
+      u,
+      { method: init.method, agent: secure ? init.agents.https : init.agents.http, headers },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        res.on('error', reject);
+        if (init.readBody === false) {
+          res.resume();
+          res.on('end', () => resolve({ status, text: '' }));
+          return;
+        }
+        res.setEncoding('utf8');
+        let text = '';
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(init.body);
+  });
+  return {
+    answer,
+    abort(reason) {
+      fail?.(reason);
+      req?.destroy(reason);
+    },
+  };
+}
