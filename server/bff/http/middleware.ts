@@ -75,11 +75,23 @@ export function rateLimit(opts: {
   };
 }
 
-/** Refuses a body over `maxBytes` with 413 (the spec's error array), before reading it all. */
+/**
+ * Refuses a body over `maxBytes` with 413 (the spec's error array), before reading it all.
+ * A body with a `Content-Length` is judged by it (Node's parser holds the body to that length)
+ * without touching `c.req.raw.body`: on @hono/node-server that would build a web-streams
+ * Request for every call, measured at a fifth of the pay path's CPU. A chunked body is
+ * counted as read by Hono's `bodyLimit`.
+ */
 export function maxBody(maxBytes: number): MiddlewareHandler<BffEnv> {
-  return bodyLimit({
-    maxSize: maxBytes,
-    onError: (c) =>
-      errorResponse(c, 413, 'body', `body: must be at most ${Math.round(maxBytes / 1024)} KiB`),
-  });
+  const tooLarge = (c: Context) =>
+    errorResponse(c, 413, 'body', `body: must be at most ${Math.round(maxBytes / 1024)} KiB`);
+  const counted = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  return async (c, next) => {
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+      return Number(length) > maxBytes ? tooLarge(c) : next();
+    }
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    return counted(c, next);
+  };
 }
