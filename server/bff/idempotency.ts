@@ -1,8 +1,9 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { isUniqueViolation } from '../lib/db';
+import { inOneTransaction } from '../lib/db';
 import { errorItems, type ErrorItem } from '../lib/http';
 import { sha256Hex } from '../lib/secrets';
+import { atomicallyIn } from './atomic';
 import type { BffKysely } from './db';
 
 /** A stored answer: what the route replies, and replays for the same key. */
@@ -52,19 +53,21 @@ export async function runIdempotent(
   db: BffKysely,
   scope: { sessionId: string; scope: string; key: string; body: unknown; at: Date },
   work: () => Promise<StoredAnswer>,
+  retried = false,
 ): Promise<IdempotentOutcome> {
   const requestHash = sha256Hex(canonicalJson(scope.body));
   const where = { session_id: scope.sessionId, scope: scope.scope, key: scope.key };
-  // A key past its lifetime (not pruned yet) is forgotten: this is a new request.
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('session_id', '=', where.session_id)
-    .where('scope', '=', where.scope)
-    .where('key', '=', where.key)
-    .where('created_at', '<', new Date(scope.at.getTime() - IDEMPOTENCY_TTL_MS).toISOString())
-    .execute();
-  try {
+  // A key past its lifetime (not pruned yet) is forgotten: this is a new request. Both writes
+  // are one commit; a key held already inserts nothing.
+  const claimed = await atomicallyIn(db, async (db) => {
     await db
+      .deleteFrom('idempotency_keys')
+      .where('session_id', '=', where.session_id)
+      .where('scope', '=', where.scope)
+      .where('key', '=', where.key)
+      .where('created_at', '<', new Date(scope.at.getTime() - IDEMPOTENCY_TTL_MS).toISOString())
+      .execute();
+    const res = await db
       .insertInto('idempotency_keys')
       .values({
         ...where,
@@ -74,9 +77,11 @@ export async function runIdempotent(
         response_body: null,
         created_at: scope.at.toISOString(),
       })
-      .execute();
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(res.numInsertedOrUpdatedRows ?? 0) === 1;
+  });
+  if (!claimed) {
     const row = await db
       .selectFrom('idempotency_keys')
       .selectAll()
@@ -84,7 +89,9 @@ export async function runIdempotent(
       .where('scope', '=', where.scope)
       .where('key', '=', where.key)
       .executeTakeFirst();
-    if (!row) throw err;
+    // Claimed and released (a failed first call) between our insert and this read: once more.
+    if (!row && retried) throw new Error('idempotency key claimed and released twice in a row');
+    if (!row) return runIdempotent(db, scope, work, true);
     if (row.request_hash !== requestHash) {
       return {
         kind: 'conflict',
@@ -129,17 +136,20 @@ export async function runIdempotent(
       .execute();
     throw err;
   }
-  await db
-    .updateTable('idempotency_keys')
-    .set({
-      state: 'done',
-      response_status: answer.status,
-      response_body: JSON.stringify(answer.body),
-    })
-    .where('session_id', '=', where.session_id)
-    .where('scope', '=', where.scope)
-    .where('key', '=', where.key)
-    .execute();
+  // One statement: on SQLite it shares a commit with concurrent requests' steps.
+  await inOneTransaction(db, () =>
+    db
+      .updateTable('idempotency_keys')
+      .set({
+        state: 'done',
+        response_status: answer.status,
+        response_body: JSON.stringify(answer.body),
+      })
+      .where('session_id', '=', where.session_id)
+      .where('scope', '=', where.scope)
+      .where('key', '=', where.key)
+      .execute(),
+  );
   return { kind: 'fresh', answer };
 }
 

@@ -11,6 +11,7 @@ import {
   transitionChallenge,
   type SessionRow,
 } from '../sessions/store';
+import { atomically } from '../atomic';
 import { openChallenge } from './challenge';
 import type { GatewayFailure } from './outcomes';
 import {
@@ -98,41 +99,46 @@ export async function pay(
   }
 
   const now = ctx.clock.now();
-  if (!(await transitionSession(ctx, row.id, 'open', 'processing', now))) {
+  const attemptId = prefixedId('pa', 12);
+  const reference = row.plan_id ? orderNumberOf(attemptId) : paymentReferenceOf(row, attemptId);
+  // The claim and the attempt commit together: a session is never `processing` without the
+  // attempt that explains it.
+  const claimed = await atomically(ctx, async (tx) => {
+    if (!(await transitionSession(tx, row.id, 'open', 'processing', now))) return false;
+    await insertAttempt(tx.db, {
+      id: attemptId,
+      session_id: row.id,
+      method: body.method,
+      // Unknown until the gateway answers: a crash mid-call leaves the truth visible, and the
+      // resolver looks the attempt up once it is older than the gateway timeout.
+      status: 'unknown',
+      failure_code: null,
+      return_code: null,
+      payment_id: null,
+      nsu: null,
+      authorization_code: null,
+      subscription_id: null,
+      amount: row.amount,
+      installments: body.installments,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      canceled_at: null,
+      gateway_reference: reference,
+      billing_id: null,
+      billing_status: null,
+      billing_amount: null,
+      card_brand: body.brand ?? null,
+      card_last4: body.last4 ?? null,
+    });
+    return true;
+  });
+  if (!claimed) {
     const current = (await findSession(ctx.db, row.id)) ?? row;
     return (
       (await notPayable(ctx, current)) ??
       refuse(409, 'session', 'session: a payment is already in progress')
     );
   }
-
-  const attemptId = prefixedId('pa', 12);
-  const reference = row.plan_id ? orderNumberOf(attemptId) : paymentReferenceOf(row, attemptId);
-  await insertAttempt(ctx.db, {
-    id: attemptId,
-    session_id: row.id,
-    method: body.method,
-    // Unknown until the gateway answers: a crash mid-call leaves the truth visible, and the
-    // resolver looks the attempt up once it is older than the gateway timeout.
-    status: 'unknown',
-    failure_code: null,
-    return_code: null,
-    payment_id: null,
-    nsu: null,
-    authorization_code: null,
-    subscription_id: null,
-    amount: row.amount,
-    installments: body.installments,
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
-    canceled_at: null,
-    gateway_reference: reference,
-    billing_id: null,
-    billing_status: null,
-    billing_amount: null,
-    card_brand: body.brand ?? null,
-    card_last4: body.last4 ?? null,
-  });
   const attemptLog = log.child({ sessionId: row.id, attemptId, method: body.method });
   const customer = customerOf(row, body, facts);
   const cardInfo = cardInfoOf(body.encryptedCard, body.cardholderName, body.brand);

@@ -11,6 +11,8 @@ import {
   type GatewayFailure,
 } from './outcomes';
 import { transitionSession } from '../sessions/transition';
+import { atomically } from '../atomic';
+import { eventDeliveryOf } from '../events/delivery';
 
 /**
  * The states a session settles from once a gateway call answers: `processing`, or `pending`
@@ -37,20 +39,24 @@ export async function succeed(
   >,
 ): Promise<PayResult> {
   const now = ctx.clock.now();
-  await updateAttempt(ctx.db, attemptId, {
-    ...answer,
-    status: 'succeeded',
-    failure_code: null,
-    updated_at: now.toISOString(),
+  // The attempt, the session and the session's events commit together.
+  const attempt = await atomically(ctx, async (tx) => {
+    await updateAttempt(tx.db, attemptId, {
+      ...answer,
+      status: 'succeeded',
+      failure_code: null,
+      updated_at: now.toISOString(),
+    });
+    await transitionSession(tx, sessionId, SETTLES_FROM, 'succeeded', now, {
+      failure_code: null,
+    });
+    return tx.db
+      .selectFrom('payment_attempts')
+      .selectAll()
+      .where('id', '=', attemptId)
+      .executeTakeFirstOrThrow();
   });
-  await transitionSession(ctx, sessionId, SETTLES_FROM, 'succeeded', now, {
-    failure_code: null,
-  });
-  const attempt = await ctx.db
-    .selectFrom('payment_attempts')
-    .selectAll()
-    .where('id', '=', attemptId)
-    .executeTakeFirstOrThrow();
+  eventDeliveryOf(ctx)?.kick();
   return succeededResult(attempt);
 }
 
@@ -116,25 +122,31 @@ export async function settle(
     // (no new payment) until the resolver finds the truth in the gateway's ledger.
     log.warn({ outcome: 'unknown' }, 'payment outcome unknown: pending until confirmed');
     const now = ctx.clock.now();
-    await updateAttempt(ctx.db, attemptId, {
-      status: 'unknown',
-      failure_code: null,
-      updated_at: now.toISOString(),
+    await atomically(ctx, async (tx) => {
+      await updateAttempt(tx.db, attemptId, {
+        status: 'unknown',
+        failure_code: null,
+        updated_at: now.toISOString(),
+      });
+      await transitionSession(tx, row.id, 'processing', 'pending', now, { failure_code: null });
     });
-    await transitionSession(ctx, row.id, 'processing', 'pending', now, { failure_code: null });
     return { status: 'pending' };
   }
   const code: FailureCode = failureCodeOf(failure);
   log.info({ outcome: failure.kind, failureCode: code }, 'payment not approved');
-  if (failure.kind === 'declined' && failure.ids) {
-    await updateAttempt(ctx.db, attemptId, {
-      payment_id: failure.ids.paymentId,
-      authorization_code: failure.ids.authorizationCode,
-      nsu: failure.ids.nsu,
+  const result = await atomically(ctx, async (tx) => {
+    if (failure.kind === 'declined' && failure.ids) {
+      await updateAttempt(tx.db, attemptId, {
+        payment_id: failure.ids.paymentId,
+        authorization_code: failure.ids.authorizationCode,
+        nsu: failure.ids.nsu,
+      });
+    }
+    return endAttemptAsFailure(tx, row, attemptId, code, countsAsAttempt(failure), SETTLES_FROM, {
+      status: failure.kind === 'declined' ? 'declined' : 'failed',
+      ...(failure.kind === 'declined' ? { returnCode: failure.returnCode } : {}),
     });
-  }
-  return endAttemptAsFailure(ctx, row, attemptId, code, countsAsAttempt(failure), SETTLES_FROM, {
-    status: failure.kind === 'declined' ? 'declined' : 'failed',
-    ...(failure.kind === 'declined' ? { returnCode: failure.returnCode } : {}),
   });
+  eventDeliveryOf(ctx)?.kick();
+  return result;
 }
