@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { inOneTransaction } from '../lib/db';
 import { errorItems, type ErrorItem } from '../lib/http';
 import { sha256Hex } from '../lib/secrets';
 import { atomicallyIn } from './atomic';
@@ -136,20 +135,17 @@ export async function runIdempotent(
       .execute();
     throw err;
   }
-  // One statement: on SQLite it shares a commit with concurrent requests' steps.
-  await inOneTransaction(db, () =>
-    db
-      .updateTable('idempotency_keys')
-      .set({
-        state: 'done',
-        response_status: answer.status,
-        response_body: JSON.stringify(answer.body),
-      })
-      .where('session_id', '=', where.session_id)
-      .where('scope', '=', where.scope)
-      .where('key', '=', where.key)
-      .execute(),
-  );
+  await db
+    .updateTable('idempotency_keys')
+    .set({
+      state: 'done',
+      response_status: answer.status,
+      response_body: JSON.stringify(answer.body),
+    })
+    .where('session_id', '=', where.session_id)
+    .where('scope', '=', where.scope)
+    .where('key', '=', where.key)
+    .execute();
   return { kind: 'fresh', answer };
 }
 

@@ -1,5 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import { inOneTransaction } from '../../lib/db';
 import type { Migration } from '../../lib/db';
 import { FixedWindowLimiter } from '../../lib/rate-limit';
 
@@ -72,9 +71,7 @@ export function storeRateLimits(
   return {
     async hit(scope, key, limit, windowMs, now) {
       const ended = now - windowMs;
-      // On SQLite, hits of concurrent requests share a commit (group commit).
-      const res = await inOneTransaction(db, () =>
-        sql<{ count: number; window_start: number }>`
+      const res = await sql<{ count: number; window_start: number }>`
         insert into bff_rate_windows (scope, key, window_start, count)
         values (${scope}, ${key.slice(0, 64)}, ${now}, 1)
         on conflict (scope, key) do update set
@@ -82,8 +79,7 @@ export function storeRateLimits(
             then 1 else bff_rate_windows.count + 1 end,
           window_start = case when bff_rate_windows.window_start <= ${ended}
             then ${now} else bff_rate_windows.window_start end
-        returning count, window_start`.execute(db),
-      );
+        returning count, window_start`.execute(db);
       if (++hits % PRUNE_EVERY === 0) {
         await sql`delete from bff_rate_windows where window_start <= ${ended}`.execute(db);
       }
