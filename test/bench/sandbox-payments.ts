@@ -11,98 +11,20 @@
  * BENCH_PROFILE_DIR (write V8 CPU profiles of the sandbox process there), BENCH_ENCRYPTED=0
  * (skip the encrypted-card run).
  */
-import { spawn } from 'node:child_process';
 import { constants, publicEncrypt, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../support/child-server';
+import { benchClient, percentile } from './lib/http';
+import { sandboxCredentials, startSandboxProcess } from './lib/sandbox-process';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const MAX_SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() =>
-        typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-
-function request(
-  port: number,
-  method: string,
-  path: string,
-  body?: unknown,
-  token?: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        agent,
-        headers: {
-          ...(data
-            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) }
-            : {}),
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
-        );
-      },
-    );
-    req.on('error', reject);
-    if (data) req.write(data);
-    req.end();
-  });
-}
-
-async function startSandbox(dbFile: string, port: number) {
-  const started = performance.now();
-  const profile = process.env.BENCH_PROFILE_DIR
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
-    : [];
-  const child = spawn(process.execPath, [...profile, 'scripts/sandbox.mjs'], {
-    env: {
-      ...process.env,
-      SANDBOX_PORT: String(port),
-      SANDBOX_DB: dbFile,
-      LOG_LEVEL: 'silent',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('sandbox ready')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
-  return { child, startupMs: performance.now() - started };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
+const client = benchClient(CONCURRENCY);
 
 async function load(
   name: string,
@@ -121,7 +43,7 @@ async function load(
       next++;
       const body = makeBody();
       const t0 = performance.now();
-      const res = await request(port, 'POST', '/v1/payments/3ds', body, token);
+      const res = await client.request(port, 'POST', '/v1/payments/3ds', body, token);
       latencies.push(performance.now() - t0);
       if (res.status !== 200 || !res.body.includes('"returnCode":"00"')) {
         failures++;
@@ -143,24 +65,19 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-sandbox-'));
   const port = await freePort();
   // Cold: a fresh database (migrations run). Warm: the same database again.
-  const cold = await startSandbox(join(dir, 'sandbox.sqlite'), port);
-  cold.child.kill('SIGTERM');
-  await new Promise((r) => cold.child.once('exit', r));
-  const { child, startupMs } = await startSandbox(join(dir, 'sandbox.sqlite'), port);
+  const profileDir = process.env.BENCH_PROFILE_DIR;
+  const cold = await startSandboxProcess(join(dir, 'sandbox.sqlite'), port, profileDir);
+  await cold.stop();
+  const { startupMs, stop } = await startSandboxProcess(
+    join(dir, 'sandbox.sqlite'),
+    port,
+    profileDir,
+  );
   console.log(
     `sandbox start-up: cold ${cold.startupMs.toFixed(0)} ms, warm ${startupMs.toFixed(0)} ms (spawn to ready)`,
   );
   try {
-    const tok = await request(port, 'POST', '/api/auth/token', {
-      userName: 'sandbox',
-      password: 'sandbox',
-    });
-    const token = (JSON.parse(tok.body) as { accessToken: string }).accessToken;
-    const pem = (
-      JSON.parse((await request(port, 'GET', '/v1/cards/public-key', undefined, token)).body) as {
-        key: string;
-      }
-    ).key;
+    const { token, pem } = await sandboxCredentials(client, port);
     const year = String((new Date().getUTCFullYear() + 3) % 100);
     const base = {
       payment: { transactionType: 'debit', amount: 2500, productType: 'debito', installments: 1 },
@@ -226,9 +143,8 @@ async function main(): Promise<void> {
         Math.ceil(REQUESTS / 2),
       );
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-    agent.destroy();
+    await stop();
+    client.destroy();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -21,6 +21,8 @@ export interface BffProcess {
   kill(): Promise<void>;
   /** What the process wrote (JSON log lines), for a failing test's message. */
   output(): string;
+  /** The operating-system process id while it runs (for /proc readings in benchmarks). */
+  pid(): number | undefined;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,11 @@ export async function bffProcess(opts: {
   env?: Record<string, string>;
   /** The store (`storeEnv`) to share with other processes; default: one of its own. */
   store?: Record<string, string>;
+  /**
+   * Run it as `npm run bff` does (`scripts/bff.mjs`: the esbuild bundle, rebuilt when a
+   * source is newer) instead of the sources through tsx's loader.
+   */
+  bundled?: boolean;
 }): Promise<BffProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'bff-proc-'));
   const port = await freePort();
@@ -101,7 +108,8 @@ export async function bffProcess(opts: {
     url,
     async start() {
       // One process (no tsx CLI wrapper), so SIGKILL reaches the BFF itself.
-      const proc = spawn(process.execPath, ['--import', 'tsx', 'server/bff/main.ts'], {
+      const args = opts.bundled ? ['scripts/bff.mjs'] : ['--import', 'tsx', 'server/bff/main.ts'];
+      const proc = spawn(process.execPath, args, {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -117,6 +125,7 @@ export async function bffProcess(opts: {
     },
     kill,
     output: () => out,
+    pid: () => (child && child.exitCode === null ? child.pid : undefined),
     async close() {
       await kill();
       rmSync(dir, { recursive: true, force: true });

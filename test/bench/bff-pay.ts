@@ -1,0 +1,357 @@
+/**
+ * The BFF pay path end to end (issue 13 §2, §3): `npx tsx test/bench/bff-pay.ts`.
+ *
+ * Every server is its own process on loopback: the sandbox as `npm run sandbox` starts it,
+ * BFF instances as `npm run bff` does (the esbuild bundle, LOG_LEVEL=warn, no rate limit in
+ * the way), PostgreSQL as a throwaway cluster (scripts/pg-cluster.mjs, as `npm run
+ * test:postgres`: fsync off), a fresh database per configuration. In order:
+ *
+ *   sandbox direct   `POST /v1/payments` (credit, 1 installment, encryptedCard) with a Bearer
+ *                    token, the body and headers the BFF's gateway client sends;
+ *   BFF×1 SQLite, BFF×1 PostgreSQL, BFF×3 PostgreSQL (one store; this load generator sends
+ *                    to the instances in turn, no balancer process in between).
+ *
+ * One pay = what the shopper's frame does once the merchant has created the session:
+ * `POST /checkout/api/pay` with the session's client secret, an Idempotency-Key and a credit
+ * body whose card (4000000000002701, frictionless approval) is encrypted with the gateway key.
+ * Sessions are created (and timed, as their own figure) and cards encrypted before each timed
+ * phase, so neither counts in it; ciphertexts live 15 minutes at the sandbox. Each
+ * configuration runs a warm-up at concurrency 32, then 32 and then 1, measured.
+ *
+ * CPU per pay: utime + stime of /proc/<pid>/stat around the timed phase, for the BFF
+ * processes, the sandbox, and PostgreSQL (postmaster, its live and exited backends); the load
+ * generator's own (this process) beside them. All share the machine's cores.
+ * Prints figures and targets; exits non-zero only if a pay did not succeed or the charges
+ * counted in the sandbox and the BFF stores do not match the pays made.
+ * Env: BENCH_PAYS (3000 at concurrency 32), BENCH_PAYS_C1 (500 at concurrency 1),
+ * BENCH_WARMUP (1000 per BFF instance), BENCH_CONCURRENCY (32), BENCH_INSTANCES (3), BENCH_PG=0 (SQLite only).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { havePostgres, startPgCluster, type PgCluster } from '../../scripts/pg-cluster.mjs';
+import { freePort } from '../support/child-server';
+import { benchClient, percentile, type Answer } from './lib/http';
+import {
+  bffConfig,
+  CARD,
+  directConfig,
+  pgDatabase,
+  sqliteCount,
+  type Config,
+  type Item,
+  type Timed,
+} from './lib/pay-configs';
+import { cpuMs, treeCpuMs } from './lib/proc';
+import { sandboxCredentials, startSandboxProcess } from './lib/sandbox-process';
+
+const PAYS = Number(process.env.BENCH_PAYS ?? 3000);
+const PAYS_C1 = Number(process.env.BENCH_PAYS_C1 ?? 500);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 3);
+const WITH_PG = process.env.BENCH_PG !== '0';
+
+const client = benchClient(CONCURRENCY * 2);
+
+interface SessionRun extends Timed {
+  config: string;
+}
+
+interface Run extends Timed {
+  config: string;
+  concurrency: number;
+  failures: number;
+  sandboxCpu: number;
+  pgCpu: number;
+  genCpu: number;
+  load: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes, stopped on the way out whatever happens (also on Ctrl-C)
+
+const cleanups: (() => Promise<void> | void)[] = [];
+let cleaning: Promise<void> | null = null;
+/** Runs every cleanup once, newest first; a second caller waits for the same run. */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const fn of cleanups.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        console.error('cleanup:', (err as Error).message);
+      }
+    }
+  })();
+  return cleaning;
+}
+process.on('SIGINT', () => {
+  console.error('interrupted: stopping the servers');
+  void cleanup().finally(() => process.exit(130));
+});
+
+let sandboxPid = 0;
+let pgCluster: PgCluster | null = null;
+const pgCpu = () => (pgCluster ? treeCpuMs(pgCluster.pid()) : 0);
+
+// ---------------------------------------------------------------------------------------------
+// The load: bounded loops over prepared items
+
+async function measure(
+  config: Config,
+  items: Item[],
+  concurrency: number,
+  failures: { n: number },
+): Promise<Run> {
+  const lat: number[] = [];
+  let next = 0;
+  let failed = 0;
+  const pids = config.bffPids();
+  const before = { bff: cpuMs(pids), sb: cpuMs([sandboxPid]), pg: pgCpu() };
+  const gen0 = process.cpuUsage();
+  const t0 = performance.now();
+  const worker = async () => {
+    while (next < items.length) {
+      const it = items[next++]!;
+      const s = performance.now();
+      let a: Answer;
+      try {
+        a = await client.send(it.port, 'POST', config.path, it.headers, it.body);
+      } catch (err) {
+        a = { status: 0, body: (err as Error).message };
+      }
+      lat.push(performance.now() - s);
+      if (!config.ok(a)) {
+        if (failed++ === 0) console.error(`${config.name}: ${a.status} ${a.body.slice(0, 300)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - t0) / 1000;
+  const gen = process.cpuUsage(gen0);
+  const n = items.length;
+  failures.n += failed;
+  return {
+    config: config.name,
+    concurrency,
+    n,
+    seconds,
+    lat: lat.sort((a, b) => a - b),
+    failures: failed,
+    bffCpu: (cpuMs(pids) - before.bff) / n,
+    sandboxCpu: (cpuMs([sandboxPid]) - before.sb) / n,
+    pgCpu: (pgCpu() - before.pg) / n,
+    genCpu: (gen.user + gen.system) / 1000 / n,
+    load: loadavg()[0]!,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '—');
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '—');
+
+function printRun(r: Run): void {
+  console.log(
+    `${r.config.padEnd(16)} c=${String(r.concurrency).padEnd(3)} ${String(r.n).padStart(5)} ` +
+      `${(r.n / r.seconds).toFixed(0).padStart(6)}/s  p50 ${f2(percentile(r.lat, 50)).padStart(6)}  ` +
+      `p99 ${f1(percentile(r.lat, 99)).padStart(6)}  BFF ${f2(r.bffCpu).padStart(5)}  ` +
+      `sandbox ${f2(r.sandboxCpu).padStart(5)}  PG ${f2(r.pgCpu).padStart(5)}  ` +
+      `gen ${f2(r.genCpu).padStart(5)}  load ${r.load.toFixed(2)}` +
+      (r.failures ? `  FAILED ${r.failures}` : ''),
+  );
+}
+
+function target(name: string, value: string, goal: string, met: boolean | null): void {
+  const verdict = met === null ? '' : met ? 'met' : 'NOT MET';
+  console.log(`  ${name.padEnd(44)} ${value.padEnd(30)} ${goal.padEnd(14)} ${verdict}`);
+}
+
+function gitState(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'server', 'contract'], {
+      encoding: 'utf8',
+    }).trim();
+    return dirty ? `${head} + uncommitted changes under server/ or contract/` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const commit = gitState();
+  console.log(
+    `commit ${commit}; ${WARMUP} warm-up pays per BFF instance, then ${PAYS} at concurrency ` +
+      `${CONCURRENCY} and ${PAYS_C1} at concurrency 1 per configuration; card ${CARD}, credit, ` +
+      `1 installment; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)} at the start`,
+  );
+  console.log(
+    'every process shares those cores: sandbox, BFF instances, PostgreSQL (fsync off, as in ' +
+      '`npm run test:postgres`) and this load generator (node:http, instances in turn, no balancer)',
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bff-pay-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const sandboxPort = await freePort();
+  const sandboxFile = join(dir, 'sandbox.sqlite');
+  const sandbox = await startSandboxProcess(sandboxFile, sandboxPort);
+  cleanups.push(sandbox.stop);
+  sandboxPid = sandbox.child.pid!;
+  const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+  const { token, pem } = await sandboxCredentials(client, sandboxPort);
+  if (WITH_PG && havePostgres()) {
+    pgCluster = await startPgCluster();
+    cleanups.push(() => pgCluster?.stop());
+  } else {
+    console.log('PostgreSQL: not run (BENCH_PG=0 or initdb/pg_ctl not found)');
+  }
+
+  const failures = { n: 0 };
+  const runs: Run[] = [];
+  const sessions: SessionRun[] = [];
+  const mismatches: string[] = [];
+  let paysMade = 0;
+  const bench = async (config: Config) => {
+    // Per instance: each process's V8 optimizes its own hot paths.
+    const warmup = WARMUP * Math.max(1, config.bffPids().length);
+    const warm = await measure(config, await config.prepare(warmup), CONCURRENCY, failures);
+    const timed: Timed = { n: 0, seconds: 0, lat: [], bffCpu: 0 };
+    const hot = await measure(config, await config.prepare(PAYS, timed), CONCURRENCY, failures);
+    const one = await measure(config, await config.prepare(PAYS_C1), 1, failures);
+    const made = warm.n + hot.n + one.n;
+    paysMade += made;
+    printRun(hot);
+    printRun(one);
+    runs.push(hot, one);
+    if (timed.n) sessions.push({ ...timed, config: config.name });
+    const charges = await config.countCharges();
+    if (charges !== null && charges !== made) {
+      mismatches.push(
+        `${config.name}: ${charges} succeeded attempts in its store, ${made} pays made`,
+      );
+    }
+    await config.close();
+  };
+
+  console.log(
+    `\n${'config'.padEnd(16)} ${'conc'.padEnd(5)} ${'pays'.padStart(5)} ${'pays/s'.padStart(8)}  ` +
+      'latency ms        CPU ms per pay: BFF, sandbox, PostgreSQL, load generator; load avg 1 min',
+  );
+  await bench(directConfig(client, sandboxPort, token, pem));
+  const bff = (
+    name: string,
+    instances: number,
+    store: Record<string, string>,
+    count: () => Promise<number>,
+  ) =>
+    bffConfig({
+      name,
+      client,
+      sandboxUrl,
+      instances,
+      store,
+      countCharges: count,
+      concurrency: CONCURRENCY,
+      onExit: (stop) => cleanups.push(stop),
+    });
+  const sqliteFile = join(dir, 'bff.sqlite');
+  const succeeded = "select count(*) as n from payment_attempts where status = 'succeeded'";
+  await bench(
+    await bff('BFF×1 SQLite', 1, { BFF_DB: sqliteFile }, async () =>
+      sqliteCount(sqliteFile, succeeded),
+    ),
+  );
+  if (pgCluster) {
+    const one = await pgDatabase(pgCluster.url, 'bench_pg_1');
+    await bench(await bff('BFF×1 PG', 1, { DATABASE_URL: one.url }, one.count));
+    const many = await pgDatabase(pgCluster.url, `bench_pg_${INSTANCES}`);
+    await bench(
+      await bff(`BFF×${INSTANCES} PG`, INSTANCES, { DATABASE_URL: many.url }, many.count),
+    );
+  }
+
+  console.log(
+    `\nsession creation (POST /v1/checkout-sessions, concurrency ${CONCURRENCY}, before the timed pays)`,
+  );
+  for (const s of sessions) {
+    console.log(
+      `${s.config.padEnd(16)} ${String(s.n).padStart(5)} ${(s.n / s.seconds).toFixed(0).padStart(6)}/s  ` +
+        `p50 ${f2(percentile(s.lat, 50))}  p99 ${f1(percentile(s.lat, 99))}  BFF CPU ${f2(s.bffCpu)} ms/session`,
+    );
+  }
+
+  const find = (name: string, c: number) =>
+    runs.find((r) => r.config === name && r.concurrency === c);
+  const rate = (r: Run | undefined) => (r ? r.n / r.seconds : NaN);
+  const direct1 = find('sandbox direct', 1);
+  const sqlite = find('BFF×1 SQLite', CONCURRENCY);
+  const sqlite1 = find('BFF×1 SQLite', 1);
+  const pg1 = find('BFF×1 PG', CONCURRENCY);
+  const pg1c1 = find('BFF×1 PG', 1);
+  const pgN = find(`BFF×${INSTANCES} PG`, CONCURRENCY);
+  console.log(`\ntargets (figures are printed, never asserted)`);
+  for (const r of runs.filter(
+    (x) => x.config !== 'sandbox direct' && x.concurrency === CONCURRENCY,
+  )) {
+    target(`BFF CPU per pay, ${r.config}`, `${f2(r.bffCpu)} ms`, '≤ 1.0 ms', r.bffCpu <= 1);
+  }
+  if (sqlite) {
+    target(
+      `pays/s, BFF×1 SQLite, c=${CONCURRENCY}`,
+      `${rate(sqlite).toFixed(0)}/s`,
+      '≥ 700/s',
+      rate(sqlite) >= 700,
+    );
+    const p99 = percentile(sqlite.lat, 99);
+    target(`p99, BFF×1 SQLite, c=${CONCURRENCY}`, `${f1(p99)} ms`, '≤ 100 ms', p99 <= 100);
+  }
+  if (sqlite && pg1) {
+    const q = rate(pg1) / rate(sqlite);
+    target('throughput PG / SQLite (one instance each)', `${q.toFixed(2)}×`, '≥ 0.8×', q >= 0.8);
+  }
+  if (pg1 && pgN) {
+    const q = rate(pgN) / rate(pg1);
+    target(`throughput ${INSTANCES}×PG / 1×PG`, `${q.toFixed(2)}× (same 2 cores)`, '—', null);
+  }
+  for (const r of [sqlite1, pg1c1]) {
+    if (!r || !direct1) continue;
+    const adds = percentile(r.lat, 50) - percentile(direct1.lat, 50);
+    const detail = `${f2(adds)} ms (${f2(percentile(r.lat, 50))} − ${f2(percentile(direct1.lat, 50))})`;
+    target(`the BFF adds at c=1, p50, ${r.config}`, detail, '≤ 1.5 ms', adds <= 1.5);
+  }
+  console.log(
+    `  machine load average (1, 5, 15 min) at the end: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', ')}`,
+  );
+
+  const sandboxCharges = sqliteCount(sandboxFile, 'select count(*) as n from payments');
+  if (sandboxCharges !== paysMade) {
+    mismatches.push(`sandbox: ${sandboxCharges} payments recorded, ${paysMade} pays made`);
+  }
+  const after = gitState();
+  if (after !== commit) console.log(`note: the tree changed during the run (${commit} → ${after})`);
+  console.log(
+    `\ncorrectness: ${paysMade} pays made, ${failures.n} did not succeed; sandbox charges ` +
+      `${sandboxCharges}${mismatches.length ? `; ${mismatches.join('; ')}` : ', every store agrees'}`,
+  );
+  return failures.n === 0 && mismatches.length === 0 ? 0 : 1;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (err) {
+  console.error(err);
+} finally {
+  client.destroy();
+  await cleanup();
+}
+if (code !== 0)
+  console.error('bff-pay bench: FAILED (a pay did not succeed, or charges do not match)');
+process.exit(code);
