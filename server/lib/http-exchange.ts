@@ -15,11 +15,20 @@ export interface KeepAliveAgents {
   destroy(): void;
 }
 
-export function keepAliveAgents(maxSockets = 64): KeepAliveAgents {
-  const agents = {
-    http: new http.Agent({ keepAlive: true, maxSockets }),
-    https: new https.Agent({ keepAlive: true, maxSockets }),
-  };
+/**
+ * How long an idle connection is kept for reuse. A server closes idle connections on its own
+ * schedule (Node's default: 5 s); a request sent on one at that instant dies with ECONNRESET,
+ * and for a payment that means an outcome unknown until the resolver finds it. Closing ours
+ * first avoids the race. Node lowers it further to a server's `Keep-Alive: timeout=` hint
+ * minus a second, but only when an agent has a timeout at all.
+ */
+export const IDLE_SOCKET_MS = 4_000;
+
+export function keepAliveAgents(maxSockets = 64, idleMs = IDLE_SOCKET_MS): KeepAliveAgents {
+  // `timeout` is the idle limit of free sockets (the agent destroys them); a socket in use
+  // only emits an event, so a slow answer is bounded by the caller's own deadline.
+  const options = { keepAlive: true, maxSockets, timeout: idleMs };
+  const agents = { http: new http.Agent(options), https: new https.Agent(options) };
   return {
     ...agents,
     destroy() {
