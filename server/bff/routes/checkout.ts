@@ -7,7 +7,7 @@ import {
   PayBodySchema,
 } from '../checkout-api';
 import type { BffContext, BffEnv } from '../context';
-import { rateLimit } from '../http/middleware';
+import { rateLimit, setResponseHeader } from '../http/middleware';
 import { IDEMPOTENCY_KEY, runIdempotent, type StoredAnswer } from '../idempotency';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { compressPage } from '../http/compress-page';
@@ -67,7 +67,7 @@ function sameOriginOnly(ctx: BffContext): MiddlewareHandler<BffEnv> {
       );
     }
     await next();
-    c.header('Cache-Control', 'no-store');
+    setResponseHeader(c, 'Cache-Control', 'no-store');
   };
 }
 

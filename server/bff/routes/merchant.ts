@@ -5,7 +5,7 @@ import { errorResponse, parseJsonBody, parseQuery } from '../../lib/http';
 import { constantTimeEqual } from '../../lib/secrets';
 import { CreateSessionBodySchema, SESSION_STATUSES } from '../checkout-api';
 import type { BffContext, BffEnv } from '../context';
-import { rateLimit } from '../http/middleware';
+import { rateLimit, setResponseHeader } from '../http/middleware';
 import { createSessionIdempotently } from '../sessions/create-idempotent';
 import { bothCursors, PAGE_QUERY, readPage } from '../http/pagination';
 import { idempotentPost } from '../idempotency';
@@ -70,7 +70,7 @@ export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
     .use('*', requireMerchant(ctx))
     .use('*', async (c, next) => {
       await next();
-      c.header('Cache-Control', 'no-store');
+      setResponseHeader(c, 'Cache-Control', 'no-store');
     })
     .post('/checkout-sessions', sessionLimit(ctx), async (c) => {
       const body = await parseJsonBody(c, CreateSessionBodySchema);

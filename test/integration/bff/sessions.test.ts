@@ -320,6 +320,30 @@ describe('static bundles and health', () => {
     expect(other.headers.get('x-request-id')).toMatch(/^req_/);
     expect(t.logs.some((l) => l.includes('"requestId":"req-abc-123"'))).toBe(true);
   });
+
+  it('API answers carry their request id, nosniff and no-store, success or not', async () => {
+    const s = await t.createSession();
+    const headers = { 'x-request-id': 'req-pay-0001' };
+    const paid = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' }),
+    );
+    const refused = await t.frame(s.clientSecret, 'POST', '/checkout/api/pay', {
+      body: {},
+      headers: { ...headers, 'idempotency-key': 'idem-bad-body-1' },
+    });
+    const created = await t.request('POST', '/v1/checkout-sessions', {
+      headers: { ...headers, authorization: `Bearer ${MERCHANT_SECRET}` },
+      body: { amount: 1_000, origin: MERCHANT_ORIGIN },
+    });
+    for (const res of [paid, refused, created]) {
+      expect(res.headers.get('x-request-id')).toMatch(/^req/);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    expect([paid.status, refused.status, created.status]).toEqual([200, 400, 201]);
+    expect(refused.headers.get('x-request-id')).toBe('req-pay-0001');
+  });
 });
 
 describe('readiness', () => {
