@@ -2,7 +2,6 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorItems, type ErrorItem } from '../lib/http';
 import { sha256Hex } from '../lib/secrets';
-import { atomicallyIn } from './atomic';
 import type { BffKysely } from './db';
 
 /** A stored answer: what the route replies, and replays for the same key. */
@@ -56,30 +55,30 @@ export async function runIdempotent(
 ): Promise<IdempotentOutcome> {
   const requestHash = sha256Hex(canonicalJson(scope.body));
   const where = { session_id: scope.sessionId, scope: scope.scope, key: scope.key };
-  // A key past its lifetime (not pruned yet) is forgotten: this is a new request. Both writes
-  // are one commit; a key held already inserts nothing.
-  const claimed = await atomicallyIn(db, async (db) => {
-    await db
-      .deleteFrom('idempotency_keys')
-      .where('session_id', '=', where.session_id)
-      .where('scope', '=', where.scope)
-      .where('key', '=', where.key)
-      .where('created_at', '<', new Date(scope.at.getTime() - IDEMPOTENCY_TTL_MS).toISOString())
-      .execute();
-    const res = await db
-      .insertInto('idempotency_keys')
-      .values({
-        ...where,
-        request_hash: requestHash,
-        state: 'pending',
-        response_status: null,
-        response_body: null,
-        created_at: scope.at.toISOString(),
-      })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(res.numInsertedOrUpdatedRows ?? 0) === 1;
-  });
+  // One statement: the key is taken, or a key past its lifetime (not pruned yet) is taken over
+  // as a new request; a live key changes nothing.
+  const fresh = {
+    request_hash: requestHash,
+    state: 'pending',
+    response_status: null,
+    response_body: null,
+    created_at: scope.at.toISOString(),
+  } as const;
+  const res = await db
+    .insertInto('idempotency_keys')
+    .values({ ...where, ...fresh })
+    .onConflict((oc) =>
+      oc
+        .columns(['session_id', 'scope', 'key'])
+        .doUpdateSet(fresh)
+        .where(
+          'idempotency_keys.created_at',
+          '<',
+          new Date(scope.at.getTime() - IDEMPOTENCY_TTL_MS).toISOString(),
+        ),
+    )
+    .executeTakeFirst();
+  const claimed = Number(res.numInsertedOrUpdatedRows ?? 0) === 1;
   if (!claimed) {
     const row = await db
       .selectFrom('idempotency_keys')

@@ -125,4 +125,26 @@ describe('POST /v1/checkout-sessions with Idempotency-Key', () => {
     expect((fresh.body as Created).id).not.toBe(s.id);
     t.clock.reset(0);
   });
+
+  it('a key a day old that was not pruned yet is a new request, taken over in place', async () => {
+    const first = (await create({ amount: 800 }, 'cart-5-session-0001')).body as Created;
+    const replay = await create({ amount: 800 }, 'cart-5-session-0001');
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    t.clock.advance(25 * 3_600_000);
+    try {
+      // No pruning ran: the old row is still there, and past its lifetime it counts for nothing.
+      const later = await create({ amount: 801 }, 'cart-5-session-0001');
+      expect(later.status).toBe(201);
+      expect(later.headers.get('idempotent-replayed')).toBeNull();
+      expect((later.body as Created).id).not.toBe(first.id);
+      // The taken-over key now replays the new answer.
+      const again = await create({ amount: 801 }, 'cart-5-session-0001');
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect((again.body as Created).id).toBe((later.body as Created).id);
+      const rows = (await keysRows()).filter((r) => r.key === 'cart-5-session-0001');
+      expect(rows).toHaveLength(1);
+    } finally {
+      t.clock.reset(0);
+    }
+  });
 });
