@@ -41,20 +41,17 @@ export async function succeed(
   const now = ctx.clock.now();
   // The attempt, the session and the session's events commit together.
   const attempt = await atomically(ctx, async (tx) => {
-    await updateAttempt(tx.db, attemptId, {
-      ...answer,
-      status: 'succeeded',
-      failure_code: null,
-      updated_at: now.toISOString(),
-    });
+    // The updated row comes back with the update (RETURNING): no read after it.
+    const updated = await tx.db
+      .updateTable('payment_attempts')
+      .set({ ...answer, status: 'succeeded', failure_code: null, updated_at: now.toISOString() })
+      .where('id', '=', attemptId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await transitionSession(tx, sessionId, SETTLES_FROM, 'succeeded', now, {
       failure_code: null,
     });
-    return tx.db
-      .selectFrom('payment_attempts')
-      .selectAll()
-      .where('id', '=', attemptId)
-      .executeTakeFirstOrThrow();
+    return updated;
   });
   eventDeliveryOf(ctx)?.kick();
   return succeededResult(attempt);
