@@ -56,6 +56,8 @@ interface Sent {
  */
 export class EventDelivery {
   private running: Promise<void> | null = null;
+  /** The kicked round has not read the due events yet: a kick now is already covered. */
+  private lingering = false;
   private again = false;
   private timer: NodeJS.Timeout | null = null;
   /** Whether a delivery of the current round failed (a retry to wake up for). */
@@ -78,13 +80,15 @@ export class EventDelivery {
   kick(): void {
     if (!this.signer || this.stopped) return;
     if (this.running) {
-      this.again = true;
+      if (!this.lingering) this.again = true;
       return;
     }
     // A short linger: events of the next few milliseconds share the round (one query for
     // them all), and the round runs after the answer that made the event has gone out.
+    this.lingering = true;
     this.running = new Promise<void>((resolve) => setTimeout(resolve, LINGER_MS))
       .then(() => {
+        this.lingering = false;
         this.failedInRound = false;
         return this.deliverDue();
       })
@@ -96,6 +100,7 @@ export class EventDelivery {
         );
       })
       .finally(() => {
+        this.lingering = false;
         this.running = null;
         if (this.again) {
           this.again = false;
