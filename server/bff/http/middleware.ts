@@ -103,7 +103,13 @@ export function maxBody(maxBytes: number): MiddlewareHandler<BffEnv> {
   return async (c, next) => {
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-      return Number(length) > maxBytes ? tooLarge(c) : next();
+      if (Number(length) <= maxBytes) return next();
+      // The body is left unread: drain what still arrives, and close the connection after
+      // the answer so the client does not send its next request on a socket half-way
+      // through this body (it would see the connection drop instead of an answer).
+      (c.env as { incoming?: { resume?: () => void } } | undefined)?.incoming?.resume?.();
+      c.header('Connection', 'close');
+      return tooLarge(c);
     }
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     return counted(c, next);
