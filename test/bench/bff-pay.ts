@@ -24,7 +24,8 @@
  * Prints figures and targets; exits non-zero only if a pay did not succeed or the charges
  * counted in the sandbox and the BFF stores do not match the pays made.
  * Env: BENCH_PAYS (3000 at concurrency 32), BENCH_PAYS_C1 (500 at concurrency 1),
- * BENCH_WARMUP (1000 per BFF instance), BENCH_CONCURRENCY (32), BENCH_INSTANCES (3), BENCH_PG=0 (SQLite only).
+ * BENCH_WARMUP (1000 per BFF instance), BENCH_CONCURRENCY (32), BENCH_INSTANCES (3), BENCH_PG=0 (SQLite only),
+ * BENCH_CPU_PROF=<dir> (each BFF instance writes a V8 CPU profile there as it stops).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -19,6 +19,8 @@ export interface BffProcess {
   start(): Promise<void>;
   /** `kill -9`: no shutdown hook runs. */
   kill(): Promise<void>;
+  /** SIGTERM, and waits for the process to exit (its shutdown hooks, a `--cpu-prof` write). */
+  terminate(): Promise<void>;
   /** What the process wrote (JSON log lines), for a failing test's message. */
   output(): string;
   /** The operating-system process id while it runs (for /proc readings in benchmarks). */
@@ -63,6 +65,8 @@ export async function bffProcess(opts: {
    * source is newer) instead of the sources through tsx's loader.
    */
   bundled?: boolean;
+  /** Options for node itself, before the script (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
 }): Promise<BffProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'bff-proc-'));
   const port = await freePort();
@@ -104,11 +108,22 @@ export async function bffProcess(opts: {
     await exited;
   };
 
+  const terminate = async () => {
+    const proc = child;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    const late = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(late);
+  };
+
   return {
     url,
     async start() {
       // One process (no tsx CLI wrapper), so SIGKILL reaches the BFF itself.
-      const args = opts.bundled ? ['scripts/bff.mjs'] : ['--import', 'tsx', 'server/bff/main.ts'];
+      const script = opts.bundled ? ['scripts/bff.mjs'] : ['--import', 'tsx', 'server/bff/main.ts'];
+      const args = [...(opts.nodeArgs ?? []), ...script];
       const proc = spawn(process.execPath, args, {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -124,6 +139,7 @@ export async function bffProcess(opts: {
       }
     },
     kill,
+    terminate,
     output: () => out,
     pid: () => (child && child.exitCode === null ? child.pid : undefined),
     async close() {

@@ -93,8 +93,13 @@ export async function bffConfig(opts: {
 }): Promise<Config> {
   const { name, client, sandboxUrl, instances, store, countCharges, concurrency } = opts;
   const bffs: BffProcess[] = [];
+  // BENCH_CPU_PROF=<dir>: each BFF instance writes a V8 CPU profile there when it stops.
+  const profileDir = process.env.BENCH_CPU_PROF;
   const close = async () => {
-    for (const b of bffs.splice(0)) await b.close();
+    for (const b of bffs.splice(0)) {
+      if (profileDir) await b.terminate();
+      await b.close();
+    }
   };
   opts.onExit(close);
   for (let i = 0; i < instances; i++) {
@@ -103,6 +108,7 @@ export async function bffConfig(opts: {
         sandboxUrl,
         store,
         bundled: true,
+        nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
         env: {
           LOG_LEVEL: 'warn',
           BFF_PAY_RATE_LIMIT: '1000000000',
