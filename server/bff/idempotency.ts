@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorItems, type ErrorItem } from '../lib/http';
 import { sha256Hex } from '../lib/secrets';
+import { changesOf, precompiled } from '../lib/precompiled';
 import type { BffKysely } from './db';
 
 /** A stored answer: what the route replies, and replays for the same key. */
@@ -41,6 +42,47 @@ export async function pruneIdempotencyKeys(db: BffKysely, now: Date): Promise<nu
   return Number(res.numDeletedRows);
 }
 
+interface KeyWhere {
+  session_id: string;
+  scope: string;
+  key: string;
+}
+
+/**
+ * The claim in one statement: the key is taken, or a key past its lifetime (not pruned yet) is
+ * taken over as a new request; a live key changes nothing.
+ */
+const claimQ = precompiled(
+  (db: BffKysely, p: KeyWhere & { request_hash: string; created_at: string; expired: string }) => {
+    const fresh = {
+      request_hash: p.request_hash,
+      state: 'pending',
+      response_status: null,
+      response_body: null,
+      created_at: p.created_at,
+    };
+    return db
+      .insertInto('idempotency_keys')
+      .values({ session_id: p.session_id, scope: p.scope, key: p.key, ...fresh })
+      .onConflict((oc) =>
+        oc
+          .columns(['session_id', 'scope', 'key'])
+          .doUpdateSet(fresh)
+          .where('idempotency_keys.created_at', '<', p.expired),
+      );
+  },
+);
+
+const doneQ = precompiled(
+  (db: BffKysely, p: KeyWhere & { response_status: number; response_body: string }) =>
+    db
+      .updateTable('idempotency_keys')
+      .set({ state: 'done', response_status: p.response_status, response_body: p.response_body })
+      .where('session_id', '=', p.session_id)
+      .where('scope', '=', p.scope)
+      .where('key', '=', p.key),
+);
+
 /**
  * Runs `work` at most once per `(session, scope, key)` within a day. The first call stores its answer; a
  * replay with the same body gets that answer again; a call while the first still runs gets
@@ -55,30 +97,13 @@ export async function runIdempotent(
 ): Promise<IdempotentOutcome> {
   const requestHash = sha256Hex(canonicalJson(scope.body));
   const where = { session_id: scope.sessionId, scope: scope.scope, key: scope.key };
-  // One statement: the key is taken, or a key past its lifetime (not pruned yet) is taken over
-  // as a new request; a live key changes nothing.
-  const fresh = {
+  const claim = claimQ(db, {
+    ...where,
     request_hash: requestHash,
-    state: 'pending',
-    response_status: null,
-    response_body: null,
     created_at: scope.at.toISOString(),
-  } as const;
-  const res = await db
-    .insertInto('idempotency_keys')
-    .values({ ...where, ...fresh })
-    .onConflict((oc) =>
-      oc
-        .columns(['session_id', 'scope', 'key'])
-        .doUpdateSet(fresh)
-        .where(
-          'idempotency_keys.created_at',
-          '<',
-          new Date(scope.at.getTime() - IDEMPOTENCY_TTL_MS).toISOString(),
-        ),
-    )
-    .executeTakeFirst();
-  const claimed = Number(res.numInsertedOrUpdatedRows ?? 0) === 1;
+    expired: new Date(scope.at.getTime() - IDEMPOTENCY_TTL_MS).toISOString(),
+  });
+  const claimed = (await changesOf(db, claim)) === 1;
   if (!claimed) {
     const row = await db
       .selectFrom('idempotency_keys')
@@ -134,17 +159,13 @@ export async function runIdempotent(
       .execute();
     throw err;
   }
-  await db
-    .updateTable('idempotency_keys')
-    .set({
-      state: 'done',
+  await db.executeQuery(
+    doneQ(db, {
+      ...where,
       response_status: answer.status,
       response_body: JSON.stringify(answer.body),
-    })
-    .where('session_id', '=', where.session_id)
-    .where('scope', '=', where.scope)
-    .where('key', '=', where.key)
-    .execute();
+    }),
+  );
   return { kind: 'fresh', answer };
 }
 

@@ -74,7 +74,7 @@ export function uuidV7(at: Date = new Date()): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-/** A prefixed opaque id, e.g. `cs_3f2a…`. */
+/** A prefixed opaque id, e.g. `pa_3f2a…` (random, from the pooled draw: an id, not a secret). */
 export function prefixedId(prefix: string, bytes = 12): string {
-  return `${prefix}_${randomBytes(bytes).toString('base64url')}`;
+  return `${prefix}_${randomIdBytes(bytes).toString('base64url')}`;
 }

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { EventType } from '../../../contract/events';
 import type { Migration } from '../../lib/db';
 import { uuidV7 } from '../../lib/ids';
+import { changesOf, everyColumn, precompiled } from '../../lib/precompiled';
 import type { BffKysely } from '../db';
 
 /**
@@ -124,29 +125,48 @@ export interface NewEvent {
  * Writes an event, in whatever transaction `db` is. Resolves its id, or null when the same fact
  * (its `dedupKey`) was recorded already.
  */
+const EVENT_COLUMNS = {
+  id: true,
+  type: true,
+  created_at: true,
+  data: true,
+  session_id: true,
+  dedup_key: true,
+  delivery_status: true,
+  attempts: true,
+  total_attempts: true,
+  next_attempt_at: true,
+  series_started_at: true,
+  claimed_until: true,
+  delivered_at: true,
+} as const;
+
+const insertEventQ = precompiled((db: EventsKysely, p: EventTables['bff_events']) =>
+  db
+    .insertInto('bff_events')
+    .values(everyColumn(p, EVENT_COLUMNS))
+    .onConflict((oc) => oc.column('dedup_key').doNothing()),
+);
+
 export async function insertEvent(db: BffKysely, e: NewEvent): Promise<string | null> {
   const id = newEventId();
   const at = e.at.toISOString();
-  const res = await eventsDb(db)
-    .insertInto('bff_events')
-    .values({
-      id,
-      type: e.type,
-      created_at: at,
-      data: JSON.stringify(e.data),
-      session_id: e.sessionId,
-      dedup_key: e.dedupKey,
-      delivery_status: e.deliver ? 'pending' : 'none',
-      attempts: 0,
-      total_attempts: 0,
-      next_attempt_at: e.deliver ? at : null,
-      series_started_at: at,
-      claimed_until: null,
-      delivered_at: null,
-    })
-    .onConflict((oc) => oc.column('dedup_key').doNothing())
-    .executeTakeFirst();
-  return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1 ? id : null;
+  const q = insertEventQ(eventsDb(db), {
+    id,
+    type: e.type,
+    created_at: at,
+    data: JSON.stringify(e.data),
+    session_id: e.sessionId,
+    dedup_key: e.dedupKey,
+    delivery_status: e.deliver ? 'pending' : 'none',
+    attempts: 0,
+    total_attempts: 0,
+    next_attempt_at: e.deliver ? at : null,
+    series_started_at: at,
+    claimed_until: null,
+    delivered_at: null,
+  });
+  return (await changesOf(db, q)) === 1 ? id : null;
 }
 
 export async function findEvent(db: BffKysely, id: string): Promise<EventRow | undefined> {

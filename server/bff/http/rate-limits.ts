@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Migration } from '../../lib/db';
 import { FixedWindowLimiter } from '../../lib/rate-limit';
+import { precompiled, rowsOf } from '../../lib/precompiled';
 
 /** Whether one more hit of `key` fits in its window, and if not, how long to wait. */
 export type RateVerdict = { ok: true } | { ok: false; retryAfterSeconds: number };
@@ -58,6 +59,22 @@ export const rateLimitMigrations: Migration[] = [
 /** Ended windows are deleted every this many hits of a process (and never grow unbounded). */
 const PRUNE_EVERY = 500;
 
+const hitQ = precompiled(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  (db: Kysely<any>, p: { scope: string; key: string; now: number; ended: number }) => ({
+    compile: () =>
+      sql<{ count: number; window_start: number }>`
+        insert into bff_rate_windows (scope, key, window_start, count)
+        values (${p.scope}, ${p.key}, ${p.now}, 1)
+        on conflict (scope, key) do update set
+          count = case when bff_rate_windows.window_start <= ${p.ended}
+            then 1 else bff_rate_windows.count + 1 end,
+          window_start = case when bff_rate_windows.window_start <= ${p.ended}
+            then ${p.now} else bff_rate_windows.window_start end
+        returning count, window_start`.compile(db),
+  }),
+);
+
 /**
  * Fixed windows counted in the store, one row per client and scope: a window starts at a
  * client's first hit and lasts `windowMs` (as the in-memory one does). One upsert per hit,
@@ -71,19 +88,10 @@ export function storeRateLimits(
   return {
     async hit(scope, key, limit, windowMs, now) {
       const ended = now - windowMs;
-      const res = await sql<{ count: number; window_start: number }>`
-        insert into bff_rate_windows (scope, key, window_start, count)
-        values (${scope}, ${key.slice(0, 64)}, ${now}, 1)
-        on conflict (scope, key) do update set
-          count = case when bff_rate_windows.window_start <= ${ended}
-            then 1 else bff_rate_windows.count + 1 end,
-          window_start = case when bff_rate_windows.window_start <= ${ended}
-            then ${now} else bff_rate_windows.window_start end
-        returning count, window_start`.execute(db);
+      const [row] = await rowsOf(db, hitQ(db, { scope, key: key.slice(0, 64), now, ended }));
       if (++hits % PRUNE_EVERY === 0) {
         await sql`delete from bff_rate_windows where window_start <= ${ended}`.execute(db);
       }
-      const row = res.rows[0];
       if (!row || Number(row.count) <= limit) return { ok: true };
       const retry = Math.ceil((Number(row.window_start) + windowMs - now) / 1000);
       return { ok: false, retryAfterSeconds: Math.max(1, retry) };

@@ -13,6 +13,8 @@ import {
 import { transitionSession } from '../sessions/transition';
 import { atomically } from '../atomic';
 import { eventDeliveryOf } from '../events/delivery';
+import { perShape, precompiled, rowsOf } from '../../lib/precompiled';
+import type { BffKysely } from '../db';
 
 /**
  * The states a session settles from once a gateway call answers: `processing`, or `pending`
@@ -20,34 +22,63 @@ import { eventDeliveryOf } from '../events/delivery';
  */
 export const SETTLES_FROM: readonly SessionStatus[] = ['processing', 'pending'];
 
+type Evidence = Pick<
+  AttemptRow,
+  | 'payment_id'
+  | 'nsu'
+  | 'authorization_code'
+  | 'return_code'
+  | 'billing_id'
+  | 'billing_status'
+  | 'billing_amount'
+>;
+
+/** The attempt's success with the columns of the gateway's answer: one statement per set. */
+const succeedQ = perShape((shape) => {
+  const columns = shape.split(',').filter(Boolean) as (keyof Evidence)[];
+  return precompiled((db: BffKysely, p: Evidence & { id: string; at: string }) =>
+    db
+      .updateTable('payment_attempts')
+      .set({
+        ...Object.fromEntries(columns.map((k) => [k, p[k]])),
+        status: 'succeeded',
+        failure_code: null,
+        updated_at: p.at,
+      })
+      .where('id', '=', p.id)
+      .returningAll(),
+  );
+});
+
 /** Marks the attempt (with what the gateway answered) and its session succeeded. */
 export async function succeed(
   ctx: BffContext,
   sessionId: string,
   attemptId: string,
-  answer: Partial<
-    Pick<
-      AttemptRow,
-      | 'payment_id'
-      | 'nsu'
-      | 'authorization_code'
-      | 'return_code'
-      | 'billing_id'
-      | 'billing_status'
-      | 'billing_amount'
-    >
-  >,
+  answer: Partial<Evidence>,
 ): Promise<PayResult> {
   const now = ctx.clock.now();
   // The attempt, the session and the session's events commit together.
   const attempt = await atomically(ctx, async (tx) => {
     // The updated row comes back with the update (RETURNING): no read after it.
-    const updated = await tx.db
-      .updateTable('payment_attempts')
-      .set({ ...answer, status: 'succeeded', failure_code: null, updated_at: now.toISOString() })
-      .where('id', '=', attemptId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const shape = (Object.keys(answer) as (keyof Evidence)[])
+      .filter((k) => answer[k] !== undefined)
+      .sort()
+      .join(',');
+    const params = {
+      payment_id: null,
+      nsu: null,
+      authorization_code: null,
+      return_code: null,
+      billing_id: null,
+      billing_status: null,
+      billing_amount: null,
+      ...answer,
+      id: attemptId,
+      at: now.toISOString(),
+    };
+    const [updated] = await rowsOf(tx.db, succeedQ(shape)(tx.db, params));
+    if (!updated) throw new Error(`succeed: no attempt ${attemptId}`);
     await transitionSession(tx, sessionId, SETTLES_FROM, 'succeeded', now, {
       failure_code: null,
     });

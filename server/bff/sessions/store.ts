@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { PaymentMethod } from '../checkout-api';
 import { scrubWal } from '../../lib/db';
+import { everyColumn, precompiled, rowsOf } from '../../lib/precompiled';
 import type { BffDb, BffKysely } from '../db';
 
 export type SessionRow = Selectable<BffDb['checkout_sessions']>;
@@ -19,8 +20,12 @@ export async function insertSession(db: BffKysely, row: BffDb['checkout_sessions
   await db.insertInto('checkout_sessions').values(row).execute();
 }
 
+const findSessionQ = precompiled((db: BffKysely, p: { id: string }) =>
+  db.selectFrom('checkout_sessions').selectAll().where('id', '=', p.id),
+);
+
 export async function findSession(db: BffKysely, id: string): Promise<SessionRow | undefined> {
-  return db.selectFrom('checkout_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await rowsOf(db, findSessionQ(db, { id })))[0];
 }
 
 export async function setFrameAccept(db: BffKysely, id: string, accept: string): Promise<void> {
@@ -33,8 +38,36 @@ export async function setFrameAccept(db: BffKysely, id: string, accept: string):
 
 // ---------------------------------------------------------------- attempts
 
+const ATTEMPT_COLUMNS = {
+  id: true,
+  session_id: true,
+  method: true,
+  status: true,
+  failure_code: true,
+  return_code: true,
+  payment_id: true,
+  nsu: true,
+  authorization_code: true,
+  subscription_id: true,
+  amount: true,
+  installments: true,
+  created_at: true,
+  updated_at: true,
+  canceled_at: true,
+  gateway_reference: true,
+  billing_id: true,
+  billing_status: true,
+  billing_amount: true,
+  card_brand: true,
+  card_last4: true,
+} as const;
+
+const insertAttemptQ = precompiled((db: BffKysely, p: BffDb['payment_attempts']) =>
+  db.insertInto('payment_attempts').values(everyColumn(p, ATTEMPT_COLUMNS)),
+);
+
 export async function insertAttempt(db: BffKysely, row: BffDb['payment_attempts']): Promise<void> {
-  await db.insertInto('payment_attempts').values(row).execute();
+  await db.executeQuery(insertAttemptQ(db, row));
 }
 
 export async function updateAttempt(
@@ -45,14 +78,17 @@ export async function updateAttempt(
   await db.updateTable('payment_attempts').set(patch).where('id', '=', id).execute();
 }
 
-export async function listAttempts(db: BffKysely, sessionId: string): Promise<AttemptRow[]> {
-  return db
+const listAttemptsQ = precompiled((db: BffKysely, p: { sessionId: string }) =>
+  db
     .selectFrom('payment_attempts')
     .selectAll()
-    .where('session_id', '=', sessionId)
+    .where('session_id', '=', p.sessionId)
     .orderBy('created_at', 'asc')
-    .orderBy('id', 'asc')
-    .execute();
+    .orderBy('id', 'asc'),
+);
+
+export async function listAttempts(db: BffKysely, sessionId: string): Promise<AttemptRow[]> {
+  return rowsOf(db, listAttemptsQ(db, { sessionId }));
 }
 
 export async function findSucceededAttempt(

@@ -3,6 +3,7 @@ import type { BffContext } from '../context';
 import type { BffKysely } from '../db';
 import { eventDeliveryOf } from '../events/delivery';
 import { recordCancelEvent, recordSessionEvents } from '../events/record';
+import { changesOf, perShape, precompiled } from '../../lib/precompiled';
 import type { AttemptRow, SessionRow } from './store';
 
 /** The statuses a session ends in: reaching one writes its event with it. */
@@ -13,6 +14,29 @@ async function inTransaction<T>(db: BffKysely, fn: (trx: BffKysely) => Promise<T
   if (db.isTransaction) return fn(db);
   return db.transaction().execute(fn);
 }
+
+type Extra = Partial<Pick<SessionRow, 'failure_code' | 'attempts_used'>>;
+
+/** At most this many statuses to move from (the rest of the list repeats the first). */
+const FROM_SLOTS = 3;
+
+type FromSlot = `from${0 | 1 | 2}`;
+type MoveParams = Required<Extra> & { id: string; to: string; at: string } & Record<
+    FromSlot,
+    string
+  >;
+
+/** The compare-and-set, one statement per set of extra columns it writes. */
+const moveQ = perShape((shape) => {
+  const extra = (shape ? shape.split(',') : []) as (keyof Extra)[];
+  return precompiled((db: BffKysely, p: MoveParams) =>
+    db
+      .updateTable('checkout_sessions')
+      .set({ status: p.to, updated_at: p.at, ...Object.fromEntries(extra.map((k) => [k, p[k]])) })
+      .where('id', '=', p.id)
+      .where('status', 'in', [p.from0, p.from1, p.from2]),
+  );
+});
 
 /**
  * Moves a session from one status to another only if it is still in `from`: the compare-and-set
@@ -27,18 +51,29 @@ export async function transitionSession(
   from: SessionStatus | readonly SessionStatus[],
   to: SessionStatus,
   at: Date,
-  extra: Partial<Pick<SessionRow, 'failure_code' | 'attempts_used'>> = {},
+  extra: Extra = {},
 ): Promise<boolean> {
   const fromList = typeof from === 'string' ? [from] : [...from];
-  const move = async (db: BffKysely) => {
-    const res = await db
-      .updateTable('checkout_sessions')
-      .set({ status: to, updated_at: at.toISOString(), ...extra })
-      .where('id', '=', id)
-      .where('status', 'in', fromList)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+  if (fromList.length === 0 || fromList.length > FROM_SLOTS) {
+    throw new Error(`transitionSession: 1 to ${FROM_SLOTS} statuses to move from`);
+  }
+  const shape = (Object.keys(extra) as (keyof Extra)[])
+    .filter((k) => extra[k] !== undefined)
+    .sort()
+    .join(',');
+  const [first] = fromList as [string];
+  const params = {
+    failure_code: null,
+    attempts_used: 0,
+    ...extra,
+    id,
+    to,
+    at: at.toISOString(),
+    from0: first,
+    from1: fromList[1] ?? first,
+    from2: fromList[2] ?? first,
   };
+  const move = async (db: BffKysely) => (await changesOf(db, moveQ(shape)(db, params))) === 1;
   if (!ENDS.includes(to)) return move(ctx.db);
   const moved = await inTransaction(ctx.db, async (trx) => {
     if (!(await move(trx))) return false;
