@@ -195,6 +195,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       host,
       databaseUrl: join(opts.dataDir, 'bff.sqlite'),
       databasePoolSize: 10,
+      databaseNamedStatements: true,
       logLevel: 'info',
       gateway: {
         gatewayBaseUrl: sandboxServer.url,

@@ -118,6 +118,8 @@ const EnvSchema = z
     DATABASE_URL: z.string().min(1).optional(),
     BFF_DB: z.string().min(1).default('./data/bff.sqlite'),
     BFF_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    /** PostgreSQL: hot statements prepared by name per connection (`off` behind PgBouncer's transaction mode). */
+    BFF_DB_NAMED_STATEMENTS: z.enum(['on', 'off']).default('on'),
     GATEWAY_BASE_URL: baseUrl('http://localhost:4010'),
     INTEGRATION_BASE_URL: baseUrl('http://localhost:4010'),
     GATEWAY_USERNAME: z.string().min(1).max(30).default('sandbox'),
@@ -210,6 +212,8 @@ export interface BffEnv {
   databaseUrl: string;
   /** PostgreSQL connections this instance may open. */
   databasePoolSize: number;
+  /** PostgreSQL: prepare the hot statements by name (`BFF_DB_NAMED_STATEMENTS`). */
+  databaseNamedStatements: boolean;
   logLevel: (typeof LOG_LEVELS)[number];
   gateway: {
     gatewayBaseUrl: string;
@@ -263,6 +267,7 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
     host: e.BFF_HOST,
     databaseUrl: e.DATABASE_URL ?? e.BFF_DB,
     databasePoolSize: e.BFF_DB_POOL_SIZE,
+    databaseNamedStatements: e.BFF_DB_NAMED_STATEMENTS === 'on',
     logLevel: e.LOG_LEVEL,
     gateway: {
       gatewayBaseUrl: e.GATEWAY_BASE_URL,

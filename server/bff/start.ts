@@ -36,7 +36,11 @@ export interface StartedBff {
  */
 export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise<StartedBff> {
   const logger = opts.logger ?? silentLogger;
-  const store = await openDb<BffDb>({ url: env.databaseUrl, poolSize: env.databasePoolSize });
+  const store = await openDb<BffDb>({
+    url: env.databaseUrl,
+    poolSize: env.databasePoolSize,
+    namedStatements: env.databaseNamedStatements,
+  });
   try {
     const gateway = createGatewayClient({
       gatewayBaseUrl: env.gateway.gatewayBaseUrl,

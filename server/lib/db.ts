@@ -11,6 +11,8 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import type { PoolClient } from 'pg';
+import { precompiledTexts } from './precompiled';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -45,6 +47,13 @@ export interface OpenDbOptions {
    * thousand pages. For the sandbox's test data, never for a merchant's.
    */
   durability?: 'normal' | 'process';
+  /**
+   * PostgreSQL only (default on): the statements of `precompiled` queries are prepared by name
+   * once per connection, so the server parses and plans them once instead of on every call.
+   * Off behind a pooler that hands one session's statements to another (PgBouncer in
+   * transaction mode before 1.21, or without `max_prepared_statements`).
+   */
+  namedStatements?: boolean;
 }
 
 export interface OpenedDb<DB> {
@@ -59,14 +68,15 @@ export async function openDb<DB>({
   poolSize = 10,
   cacheStatements = true,
   durability = 'normal',
+  namedStatements = true,
 }: OpenDbOptions): Promise<OpenedDb<DB>> {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { default: pg } = await import('pg');
     // BIGINT as number: every counter here stays far below 2^53.
     pg.types.setTypeParser(20, (v: string) => Number(v));
-    const db = new Kysely<DB>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: poolSize }) }),
-    });
+    const pool = new pg.Pool({ connectionString: url, max: poolSize });
+    if (namedStatements) pool.on('connect', nameStatements);
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   if (url !== ':memory:') mkdirSync(dirname(url), { recursive: true });
@@ -88,6 +98,24 @@ export async function openDb<DB>({
   scopedDrivers.set(db, driver);
   sqliteHandles.set(db, database);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * Sends the text of a `precompiled` query as a statement named after it: node-postgres
+ * prepares it on the connection's first use and only binds it afterwards. Texts with a `*`
+ * stay unnamed: their result type would change when a migration adds a column, which a
+ * named statement answers with an error until prepared again.
+ */
+function nameStatements(client: PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((...args: unknown[]) => {
+    const [text, values] = args;
+    if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
+      const name = precompiledTexts.get(text);
+      if (name !== undefined && !text.includes('*')) return query({ name, text, values });
+    }
+    return query(...args);
+  }) as typeof client.query;
 }
 
 const sqliteHandles = new WeakMap<object, SQLite.Database>();

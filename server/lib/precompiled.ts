@@ -83,6 +83,15 @@ export function everyColumn<R extends object>(
 }
 
 /**
+ * The names of every column of a row, for `select` and `returning` lists: a statement that
+ * names its columns keeps its result type when a migration adds one, which PostgreSQL requires
+ * of a statement prepared by name (`select *` would fail there until re-prepared).
+ */
+export function columnList<R extends object>(columns: { readonly [K in keyof R]-?: true }) {
+  return Object.keys(columns) as (keyof R & string)[];
+}
+
+/**
  * One query per shape (the columns an update sets, the length of a list), each made at its
  * first use: for the few shapes a hot statement comes in. Bounded: past `max` shapes a new
  * one is made each call and not kept.

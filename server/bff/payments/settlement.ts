@@ -3,7 +3,12 @@ import type { PaymentAuthorization } from '../../gateway/schemas';
 import type { FailureCode, PayResult, SessionStatus } from '../checkout-api';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure, succeededResult } from '../sessions/service';
-import { updateAttempt, type AttemptRow, type SessionRow } from '../sessions/store';
+import {
+  ATTEMPT_COLUMN_LIST,
+  updateAttempt,
+  type AttemptRow,
+  type SessionRow,
+} from '../sessions/store';
 import {
   classifyMoneyCallError,
   countsAsAttempt,
@@ -46,7 +51,7 @@ const succeedQ = perShape((shape) => {
         updated_at: p.at,
       })
       .where('id', '=', p.id)
-      .returningAll(),
+      .returning(ATTEMPT_COLUMN_LIST),
   );
 });
 

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { PaymentMethod } from '../checkout-api';
 import { scrubWal } from '../../lib/db';
-import { everyColumn, precompiled, rowsOf } from '../../lib/precompiled';
+import { columnList, everyColumn, precompiled, rowsOf } from '../../lib/precompiled';
 import type { BffDb, BffKysely } from '../db';
 
 export type SessionRow = Selectable<BffDb['checkout_sessions']>;
@@ -20,8 +20,29 @@ export async function insertSession(db: BffKysely, row: BffDb['checkout_sessions
   await db.insertInto('checkout_sessions').values(row).execute();
 }
 
+export const SESSION_COLUMNS = columnList<SessionRow>({
+  id: true,
+  client_secret_hash: true,
+  status: true,
+  amount: true,
+  methods: true,
+  max_installments: true,
+  reference_transaction: true,
+  customer_json: true,
+  origin: true,
+  plan_id: true,
+  plan_json: true,
+  frame_accept: true,
+  failure_code: true,
+  attempts_used: true,
+  created_at: true,
+  updated_at: true,
+  expires_at: true,
+  metadata_json: true,
+});
+
 const findSessionQ = precompiled((db: BffKysely, p: { id: string }) =>
-  db.selectFrom('checkout_sessions').selectAll().where('id', '=', p.id),
+  db.selectFrom('checkout_sessions').select(SESSION_COLUMNS).where('id', '=', p.id),
 );
 
 export async function findSession(db: BffKysely, id: string): Promise<SessionRow | undefined> {
@@ -62,6 +83,8 @@ const ATTEMPT_COLUMNS = {
   card_last4: true,
 } as const;
 
+export const ATTEMPT_COLUMN_LIST = columnList<AttemptRow>(ATTEMPT_COLUMNS);
+
 const insertAttemptQ = precompiled((db: BffKysely, p: BffDb['payment_attempts']) =>
   db.insertInto('payment_attempts').values(everyColumn(p, ATTEMPT_COLUMNS)),
 );
@@ -81,7 +104,7 @@ export async function updateAttempt(
 const listAttemptsQ = precompiled((db: BffKysely, p: { sessionId: string }) =>
   db
     .selectFrom('payment_attempts')
-    .selectAll()
+    .select(ATTEMPT_COLUMN_LIST)
     .where('session_id', '=', p.sessionId)
     .orderBy('created_at', 'asc')
     .orderBy('id', 'asc'),

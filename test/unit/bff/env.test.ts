@@ -107,6 +107,9 @@ describe('readBffEnv', () => {
     expect(readBffEnv({ BFF_SESSION_RATE_LIMIT: '0' }).config.sessionRateLimitPerMinute).toBe(0);
     expect(readBffEnv({}).databasePoolSize).toBe(10);
     expect(readBffEnv({ BFF_DB_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
+    expect(readBffEnv({}).databaseNamedStatements).toBe(true);
+    expect(readBffEnv({ BFF_DB_NAMED_STATEMENTS: 'off' }).databaseNamedStatements).toBe(false);
+    expect(() => readBffEnv({ BFF_DB_NAMED_STATEMENTS: 'no' })).toThrow(/BFF_DB_NAMED_STATEMENTS/);
     expect(readBffEnv({}).config.inboxClaimMs).toBe(60_000);
     expect(readBffEnv({ BFF_INBOX_CLAIM_MS: '5000' }).config.inboxClaimMs).toBe(5_000);
   });
