@@ -1,6 +1,6 @@
 import type { EventType } from '../../../contract/events';
 import type { BffContext } from '../context';
-import { findSession } from '../sessions/store';
+import { findSession, type SessionRow } from '../sessions/store';
 import { sessionDetail, sessionMetadata } from '../sessions/views';
 import { insertEvent } from './store';
 
@@ -35,11 +35,9 @@ async function record(
  */
 export async function recordSessionEvents(
   ctx: BffContext,
-  sessionId: string,
+  row: SessionRow,
   at: Date,
 ): Promise<void> {
-  const row = await findSession(ctx.db, sessionId);
-  if (!row) return;
   const status = row.status;
   if (status !== 'succeeded' && status !== 'failed' && status !== 'expired') return;
   const detail = await sessionDetail(ctx, row);

@@ -3,8 +3,8 @@ import type { BffContext } from '../context';
 import type { BffKysely } from '../db';
 import { eventDeliveryOf } from '../events/delivery';
 import { recordCancelEvent, recordSessionEvents } from '../events/record';
-import { changesOf, perShape, precompiled } from '../../lib/precompiled';
-import type { AttemptRow, SessionRow } from './store';
+import { changesOf, perShape, precompiled, rowsOf } from '../../lib/precompiled';
+import { SESSION_COLUMNS, type AttemptRow, type SessionRow } from './store';
 
 /** The statuses a session ends in: reaching one writes its event with it. */
 const ENDS: readonly SessionStatus[] = ['succeeded', 'failed', 'expired'];
@@ -26,16 +26,22 @@ type MoveParams = Required<Extra> & { id: string; to: string; at: string } & Rec
     string
   >;
 
-/** The compare-and-set, one statement per set of extra columns it writes. */
+/**
+ * The compare-and-set, one statement per set of extra columns it writes; a move to an end
+ * returns the row, which its events are made of.
+ */
 const moveQ = perShape((shape) => {
   const extra = (shape ? shape.split(',') : []) as (keyof Extra)[];
-  return precompiled((db: BffKysely, p: MoveParams) =>
+  const build = (db: BffKysely, p: MoveParams) =>
     db
       .updateTable('checkout_sessions')
       .set({ status: p.to, updated_at: p.at, ...Object.fromEntries(extra.map((k) => [k, p[k]])) })
       .where('id', '=', p.id)
-      .where('status', 'in', [p.from0, p.from1, p.from2]),
-  );
+      .where('status', 'in', [p.from0, p.from1, p.from2]);
+  return {
+    live: precompiled(build),
+    end: precompiled((db: BffKysely, p: MoveParams) => build(db, p).returning(SESSION_COLUMNS)),
+  };
 });
 
 /**
@@ -57,6 +63,7 @@ export async function transitionSession(
   if (fromList.length === 0 || fromList.length > FROM_SLOTS) {
     throw new Error(`transitionSession: 1 to ${FROM_SLOTS} statuses to move from`);
   }
+  const ends = ENDS.includes(to);
   const shape = (Object.keys(extra) as (keyof Extra)[])
     .filter((k) => extra[k] !== undefined)
     .sort()
@@ -73,11 +80,12 @@ export async function transitionSession(
     from1: fromList[1] ?? first,
     from2: fromList[2] ?? first,
   };
-  const move = async (db: BffKysely) => (await changesOf(db, moveQ(shape)(db, params))) === 1;
-  if (!ENDS.includes(to)) return move(ctx.db);
+  const q = moveQ(shape);
+  if (!ends) return (await changesOf(ctx.db, q.live(ctx.db, params))) === 1;
   const moved = await inTransaction(ctx.db, async (trx) => {
-    if (!(await move(trx))) return false;
-    await recordSessionEvents({ ...ctx, db: trx }, id, at);
+    const [row] = await rowsOf(trx, q.end(trx, params));
+    if (!row) return false;
+    await recordSessionEvents({ ...ctx, db: trx }, row, at);
     return true;
   });
   if (moved) eventDeliveryOf(ctx)?.kick();
