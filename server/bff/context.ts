@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock';
+import type { PayResult } from './checkout-api';
 import type { BffConfig } from './config';
 import type { BffKysely } from './db';
 import type { BffGateway } from './gateway-port';
@@ -19,6 +20,11 @@ export interface BffContext {
   clientAddress: (c: Context) => string | undefined;
   /** Where rate-limit windows are counted (the store: shared by every instance). */
   rateLimits: RateLimits;
+  /**
+   * Set for one pay under its Idempotency-Key: the outcome's transaction stores the answer
+   * with it (idempotency.ts `AnswerKeeper`), so the key's record costs no commit of its own.
+   */
+  keepAnswer?: (db: BffKysely, result: PayResult) => Promise<void>;
 }
 
 /** Hono env of BFF routes: the request id and its logger; the session once authenticated. */

@@ -84,6 +84,15 @@ const doneQ = precompiled(
 );
 
 /**
+ * Lets `work` store its answer under the key inside its own last transaction (the one that
+ * makes the answer true), instead of in a commit of its own afterwards. The answer kept must
+ * be the very one `work` then returns; any other is stored as usual.
+ */
+export interface AnswerKeeper {
+  keep(db: BffKysely, answer: StoredAnswer): Promise<void>;
+}
+
+/**
  * Runs `work` at most once per `(session, scope, key)` within a day. The first call stores its answer; a
  * replay with the same body gets that answer again; a call while the first still runs gets
  * 409; the same key with a different body gets 422. Only a hash of the body is kept.
@@ -92,7 +101,7 @@ const doneQ = precompiled(
 export async function runIdempotent(
   db: BffKysely,
   scope: { sessionId: string; scope: string; key: string; body: unknown; at: Date },
-  work: () => Promise<StoredAnswer>,
+  work: (keeper: AnswerKeeper) => Promise<StoredAnswer>,
   retried = false,
 ): Promise<IdempotentOutcome> {
   const requestHash = sha256Hex(canonicalJson(scope.body));
@@ -147,9 +156,18 @@ export async function runIdempotent(
       },
     };
   }
+  let kept: StoredAnswer | undefined;
+  const keeper: AnswerKeeper = {
+    async keep(tx, a) {
+      await tx.executeQuery(
+        doneQ(tx, { ...where, response_status: a.status, response_body: JSON.stringify(a.body) }),
+      );
+      kept = a;
+    },
+  };
   let answer: StoredAnswer;
   try {
-    answer = await work();
+    answer = await work(keeper);
   } catch (err) {
     await db
       .deleteFrom('idempotency_keys')
@@ -158,6 +176,10 @@ export async function runIdempotent(
       .where('key', '=', where.key)
       .execute();
     throw err;
+  }
+  // Kept in the transaction that produced it: the same object, so the same status and body.
+  if (kept !== undefined && kept.body === answer.body && kept.status === answer.status) {
+    return { kind: 'fresh', answer };
   }
   await db.executeQuery(
     doneQ(db, {

@@ -25,7 +25,7 @@
  * counted in the sandbox and the BFF stores do not match the pays made.
  * Env: BENCH_PAYS (3000 at concurrency 32), BENCH_PAYS_C1 (500 at concurrency 1),
  * BENCH_WARMUP (1000 per BFF instance), BENCH_CONCURRENCY (32), BENCH_INSTANCES (3), BENCH_PG=0 (SQLite only),
- * BENCH_CPU_PROF=<dir> (each BFF instance writes a V8 CPU profile there as it stops).
+ * BENCH_CPU_PROF=<dir> (the sandbox and each BFF instance write a V8 CPU profile there as they stop).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -200,7 +200,7 @@ async function main(): Promise<number> {
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const sandboxPort = await freePort();
   const sandboxFile = join(dir, 'sandbox.sqlite');
-  const sandbox = await startSandboxProcess(sandboxFile, sandboxPort);
+  const sandbox = await startSandboxProcess(sandboxFile, sandboxPort, process.env.BENCH_CPU_PROF);
   cleanups.push(sandbox.stop);
   sandboxPid = sandbox.child.pid!;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;

@@ -64,7 +64,7 @@ export async function succeed(
 ): Promise<PayResult> {
   const now = ctx.clock.now();
   // The attempt, the session and the session's events commit together.
-  const attempt = await atomically(ctx, async (tx) => {
+  const result = await atomically(ctx, async (tx) => {
     // The updated row comes back with the update (RETURNING): no read after it.
     const shape = (Object.keys(answer) as (keyof Evidence)[])
       .filter((k) => answer[k] !== undefined)
@@ -87,10 +87,12 @@ export async function succeed(
     await transitionSession(tx, sessionId, SETTLES_FROM, 'succeeded', now, {
       failure_code: null,
     });
-    return updated;
+    const result = succeededResult(updated);
+    await ctx.keepAnswer?.(tx.db, result);
+    return result;
   });
   eventDeliveryOf(ctx)?.kick();
-  return succeededResult(attempt);
+  return result;
 }
 
 export async function settleAuthorization(
@@ -155,15 +157,17 @@ export async function settle(
     // (no new payment) until the resolver finds the truth in the gateway's ledger.
     log.warn({ outcome: 'unknown' }, 'payment outcome unknown: pending until confirmed');
     const now = ctx.clock.now();
-    await atomically(ctx, async (tx) => {
+    return atomically(ctx, async (tx) => {
       await updateAttempt(tx.db, attemptId, {
         status: 'unknown',
         failure_code: null,
         updated_at: now.toISOString(),
       });
       await transitionSession(tx, row.id, 'processing', 'pending', now, { failure_code: null });
+      const pending: PayResult = { status: 'pending' };
+      await ctx.keepAnswer?.(tx.db, pending);
+      return pending;
     });
-    return { status: 'pending' };
   }
   const code: FailureCode = failureCodeOf(failure);
   log.info({ outcome: failure.kind, failureCode: code }, 'payment not approved');
@@ -175,10 +179,20 @@ export async function settle(
         nsu: failure.ids.nsu,
       });
     }
-    return endAttemptAsFailure(tx, row, attemptId, code, countsAsAttempt(failure), SETTLES_FROM, {
-      status: failure.kind === 'declined' ? 'declined' : 'failed',
-      ...(failure.kind === 'declined' ? { returnCode: failure.returnCode } : {}),
-    });
+    const ended = await endAttemptAsFailure(
+      tx,
+      row,
+      attemptId,
+      code,
+      countsAsAttempt(failure),
+      SETTLES_FROM,
+      {
+        status: failure.kind === 'declined' ? 'declined' : 'failed',
+        ...(failure.kind === 'declined' ? { returnCode: failure.returnCode } : {}),
+      },
+    );
+    await ctx.keepAnswer?.(tx.db, ended);
+    return ended;
   });
   eventDeliveryOf(ctx)?.kick();
   return result;

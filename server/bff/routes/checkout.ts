@@ -5,10 +5,17 @@ import {
   ChallengeCancelBodySchema,
   ChallengeCompleteBodySchema,
   PayBodySchema,
+  type PayResult,
 } from '../checkout-api';
 import type { BffContext, BffEnv } from '../context';
 import { rateLimit, setResponseHeader } from '../http/middleware';
-import { IDEMPOTENCY_KEY, runIdempotent, type StoredAnswer } from '../idempotency';
+import {
+  IDEMPOTENCY_KEY,
+  runIdempotent,
+  type AnswerKeeper,
+  type StoredAnswer,
+} from '../idempotency';
+import type { BffKysely } from '../db';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { compressPage } from '../http/compress-page';
 import { HANDSHAKE_HEADER, handshakeKey, openAccept, sealAccept } from '../http/frame-handshake';
@@ -117,7 +124,7 @@ async function idempotent(
   scope: string,
   required: boolean,
   body: unknown,
-  work: () => Promise<StepAnswer>,
+  work: (keeper?: AnswerKeeper) => Promise<StepAnswer>,
 ): Promise<Response> {
   const key = c.req.header('idempotency-key');
   if (key === undefined && !required) {
@@ -135,7 +142,7 @@ async function idempotent(
   const out = await runIdempotent(
     ctx.db,
     { sessionId: c.get('session').id, scope, key, body, at: ctx.clock.now() },
-    async () => toStored(await work()),
+    async (keeper) => toStored(await work(keeper)),
   );
   if (out.kind === 'conflict') return c.json(out.items, out.status);
   if (out.kind === 'replay') c.header('Idempotent-Replayed', 'true');
@@ -182,9 +189,17 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
         userAgent: c.req.header('user-agent'),
         accept: c.req.header('accept'),
       };
-      return idempotent(ctx, c, 'pay', true, body.data, () =>
-        pay(ctx, c.get('session'), body.data, facts, c.get('log')),
-      );
+      return idempotent(ctx, c, 'pay', true, body.data, (keeper) => {
+        // The outcome's transaction stores the answer under the key (one commit fewer).
+        const payCtx: BffContext = keeper
+          ? {
+              ...ctx,
+              keepAnswer: (db: BffKysely, result: PayResult) =>
+                keeper.keep(db, { status: 200, body: result }),
+            }
+          : ctx;
+        return pay(payCtx, c.get('session'), body.data, facts, c.get('log'));
+      });
     })
     .post('/challenge/complete', async (c) => {
       const body = await parseJsonBody(c, ChallengeCompleteBodySchema);

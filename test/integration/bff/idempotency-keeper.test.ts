@@ -1,0 +1,100 @@
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { BffDb } from '../../../server/bff/db';
+import { runIdempotent, type StoredAnswer } from '../../../server/bff/idempotency';
+import { BFF_MIGRATIONS } from '../../../server/bff/migrations';
+import { migrate } from '../../../server/lib/db';
+
+/**
+ * A pay's answer is stored under its Idempotency-Key by the transaction that makes it true
+ * (the outcome's), not by a commit of its own afterwards: a crash between the two can no longer
+ * leave the key "still being processed" for a day while the payment is settled.
+ */
+
+let db: Kysely<BffDb>;
+let statements: string[];
+
+beforeEach(async () => {
+  statements = [];
+  db = new Kysely<BffDb>({
+    dialect: new SqliteDialect({ database: new SQLite(':memory:') }),
+    log: (e) => statements.push(e.query.sql),
+  });
+  await migrate(db, BFF_MIGRATIONS);
+  statements = [];
+});
+
+const scope = (key: string) => ({
+  sessionId: 'cs_keeper',
+  scope: 'pay',
+  key,
+  body: { method: 'credit' },
+  at: new Date('2026-11-25T10:00:00Z'),
+});
+
+async function stored(key: string) {
+  return db
+    .selectFrom('idempotency_keys')
+    .select(['state', 'response_status', 'response_body'])
+    .where('key', '=', key)
+    .executeTakeFirst();
+}
+
+const answerUpdates = () =>
+  statements.filter((s) => s.startsWith('update "idempotency_keys" set "state"')).length;
+
+describe('runIdempotent with an answer kept in the work’s transaction', () => {
+  it('stores the kept answer once, in that transaction, and replays it', async () => {
+    const answer: StoredAnswer = { status: 200, body: { status: 'succeeded', paymentId: 'p1' } };
+    const out = await runIdempotent(db, scope('key-kept-1'), async (keeper) => {
+      await db.transaction().execute(async (trx) => {
+        await keeper.keep(trx, answer);
+      });
+      return answer;
+    });
+    expect(out).toEqual({ kind: 'fresh', answer });
+    expect(answerUpdates()).toBe(1);
+    expect(await stored('key-kept-1')).toEqual({
+      state: 'done',
+      response_status: 200,
+      response_body: JSON.stringify(answer.body),
+    });
+    const again = await runIdempotent(db, scope('key-kept-1'), () => {
+      throw new Error('must not run twice');
+    });
+    expect(again).toEqual({ kind: 'replay', answer });
+  });
+
+  it('stores the answer returned when it is not the one kept', async () => {
+    const kept: StoredAnswer = { status: 200, body: { status: 'pending' } };
+    const returned: StoredAnswer = { status: 200, body: { status: 'failed' } };
+    await runIdempotent(db, scope('key-kept-2'), async (keeper) => {
+      await db.transaction().execute((trx) => keeper.keep(trx, kept));
+      return returned;
+    });
+    expect(answerUpdates()).toBe(2);
+    expect((await stored('key-kept-2'))?.response_body).toBe(JSON.stringify(returned.body));
+  });
+
+  it('keeps nothing when the transaction rolls back, and releases the key when work throws', async () => {
+    const answer: StoredAnswer = { status: 200, body: { status: 'succeeded' } };
+    await expect(
+      runIdempotent(db, scope('key-kept-3'), async (keeper) => {
+        await db.transaction().execute(async (trx) => {
+          await keeper.keep(trx, answer);
+          throw new Error('outcome failed');
+        });
+        return answer;
+      }),
+    ).rejects.toThrow('outcome failed');
+    expect(await stored('key-kept-3')).toBeUndefined();
+  });
+
+  it('without a keep, stores the answer afterwards as before', async () => {
+    const answer: StoredAnswer = { status: 409, body: [{ tag: 'session' }] };
+    await runIdempotent(db, scope('key-kept-4'), () => Promise.resolve(answer));
+    expect(answerUpdates()).toBe(1);
+    expect((await stored('key-kept-4'))?.response_status).toBe(409);
+  });
+});
