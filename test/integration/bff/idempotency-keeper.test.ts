@@ -19,7 +19,9 @@ beforeEach(async () => {
   statements = [];
   db = new Kysely<BffDb>({
     dialect: new SqliteDialect({ database: new SQLite(':memory:') }),
-    log: (e) => statements.push(e.query.sql),
+    log: (e) => {
+      statements.push(e.query.sql);
+    },
   });
   await migrate(db, BFF_MIGRATIONS);
   statements = [];
