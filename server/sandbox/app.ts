@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { maxBody } from '../lib/body-limit';
 import type { Logger } from 'pino';
 import { OffsetClock, systemClock, type Clock } from '../lib/clock';
 import { migrate } from '../lib/db';
@@ -112,19 +112,7 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
 
   const app = new Hono()
     // The largest spec body is a few KiB: refuse more before reading it all (chunked too).
-    .use(
-      '*',
-      bodyLimit({
-        maxSize: SANDBOX_MAX_BODY_BYTES,
-        onError: (c) =>
-          errorResponse(
-            c,
-            413,
-            'body',
-            `body: must be at most ${SANDBOX_MAX_BODY_BYTES / 1024} KiB`,
-          ),
-      }),
-    )
+    .use('*', maxBody(SANDBOX_MAX_BODY_BYTES))
     .route('/', authRoutes(ctx))
     .route('/', openApiRoutes(ctx))
     .route('/__sandbox', control)
