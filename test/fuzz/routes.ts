@@ -172,7 +172,6 @@ export function routeTable(): FuzzRoute[] {
     }),
     bff('GET', '/widget/*'),
     bff('GET', '/frame/*'),
-    bff('GET', '/checkout/assets/:id', { ids: () => ['brands.0123456789.svg'] }),
     // ---------------------------------------------------------------- sandbox
     sandbox('POST', '/api/auth/token', { valid: () => ({ userName: 'sandbox', password: 'x' }) }),
     sandbox('POST', '/api/authentication/login', {

@@ -81,6 +81,9 @@ export const CARD_FORM_CSS = `
     padding: 0;
     list-style: none;
   }
+  .sprite {
+    display: none;
+  }
   .mark {
     display: block;
     width: 32px;

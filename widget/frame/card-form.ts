@@ -88,10 +88,6 @@ export class CardForm extends LitElement implements CardFormView {
     return frameData().messages;
   }
 
-  get sprite(): string {
-    return frameData().sprite;
-  }
-
   get uiLocale(): Locale {
     return resolveLocale(this.locale);
   }
@@ -101,6 +97,17 @@ export class CardForm extends LitElement implements CardFormView {
   }
 
   // ---------------------------------------------------------------- lifecycle
+
+  /** The brands' symbols, once, beside what Lit renders: the marks `<use>` them by id. */
+  protected override createRenderRoot(): HTMLElement | DocumentFragment {
+    const root = super.createRenderRoot();
+    const sprite = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    sprite.setAttribute('class', 'sprite');
+    sprite.setAttribute('aria-hidden', 'true');
+    sprite.innerHTML = frameData().sprite;
+    root.appendChild(sprite);
+    return root;
+  }
 
   override connectedCallback(): void {
     super.connectedCallback();

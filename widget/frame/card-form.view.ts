@@ -25,8 +25,6 @@ export interface CardFormView {
   readonly brand: CardBrand | null;
   readonly hideButton: boolean;
   readonly submitLabel: string | null;
-  /** The brand sprite's URL. */
-  readonly sprite: string;
   shownError(name: FieldName): string;
   onInput(e: InputEvent): void;
   onMethodChange(e: Event): void;
@@ -67,7 +65,7 @@ function body(v: CardFormView): TemplateResult | typeof nothing {
   }
 }
 
-/** A brand's mark from the BFF's sprite, named for assistive technology. */
+/** A brand's mark, a symbol of the form's sprite, named for assistive technology. */
 function mark(v: CardFormView, brand: CardBrand, label: string, id?: string): TemplateResult {
   return html`<svg
     class="mark"
@@ -77,7 +75,7 @@ function mark(v: CardFormView, brand: CardBrand, label: string, id?: string): Te
     id=${id ?? nothing}
     data-brand=${brand}
   >
-    <use href="${v.sprite}#${brand}"></use>
+    <use href="#${brand}"></use>
   </svg>`;
 }
 

@@ -1,6 +1,6 @@
 /**
  * What the BFF's frame page hands the form in a JSON data block (never executed): the texts in
- * the shopper's language, the styles and the brand sprite's address — static text kept out of
+ * the shopper's language, the styles and the brands' SVG symbols — static text kept out of
  * the frame bundle's budget (server/bff/pages/frame-data.ts builds it).
  */
 import type { Messages } from '../i18n/messages';
@@ -9,7 +9,7 @@ export interface FrameData {
   messages: Messages;
   /** The form's stylesheet (widget/frame/card-form.styles.ts). */
   css: string;
-  /** The brand sprite's URL path. */
+  /** The brands' marks: `<symbol id="visa">`… for one hidden `<svg>` of the form. */
   sprite: string;
 }
 

@@ -1,12 +1,12 @@
 /**
  * The data block of the frame page: what `<card-form>` needs besides its code — the texts of
- * the shopper's language, its stylesheet and the brand sprite's address. Static text served
+ * the shopper's language, its stylesheet and the brands' SVG symbols. Static text served
  * with the page keeps the frame bundle within its budget (issue 11 §4).
  */
 import { CARD_FORM_CSS } from '../../../widget/frame/card-form.styles';
 import type { FrameData } from '../../../widget/frame/page-data';
 import { messagesFor } from '../../../widget/i18n';
-import { BRAND_SPRITE_PATH } from './brand-sprite';
+import { BRAND_SYMBOLS } from './brand-sprite';
 import type { Locale } from './html';
 
 /** Whitespace around CSS punctuation and at line starts carries no meaning. */
@@ -20,5 +20,5 @@ export function squeezeCss(css: string): string {
 const CSS = squeezeCss(CARD_FORM_CSS);
 
 export function frameData(locale: Locale): FrameData {
-  return { messages: messagesFor(locale), css: CSS, sprite: BRAND_SPRITE_PATH };
+  return { messages: messagesFor(locale), css: CSS, sprite: BRAND_SYMBOLS };
 }

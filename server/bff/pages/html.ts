@@ -78,11 +78,8 @@ export interface FrameScript {
 
 /**
  * The card form page: loads the frame bundle; no inline script at all. The form's texts in the
- * shopper's language, its styles and the brand sprite's address travel as a JSON data block
- * (never executed), so they do not weigh on the frame bundle. The sprite is not preloaded:
- * `<use href>` fetches it as a document, which no `<link rel=preload as>` matches, so a preload
- * (as an image) was a second fetch and a parse of its own on the main thread, ahead of the
- * form's script; the form, drawn before the session arrives, asks for it early enough.
+ * shopper's language, its styles and the brands' SVG symbols travel as a JSON data block
+ * (never executed), so they do not weigh on the frame bundle.
  */
 export function framePage(opts: {
   sessionId: string;

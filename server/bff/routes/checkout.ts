@@ -43,7 +43,6 @@ import {
 import { authenticateClientSecret, publicSession, refreshSession } from '../sessions/service';
 import { findChallenge, findSession, setFrameAccept, type SessionRow } from '../sessions/store';
 import { createPublicKeyCache } from './public-key';
-import { BRAND_SPRITE, BRAND_SPRITE_FILE } from '../pages/brand-sprite';
 import { frameData } from '../pages/frame-data';
 import { buildManifestReader } from '../../lib/build-manifest';
 import { join } from 'node:path';
@@ -301,14 +300,6 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
             `<meta name="checkout-handshake" content="${escapeHtml(handshake)}">\n<title>`,
           ),
         );
-      })
-      .get('/assets/:file', (c) => {
-        if (c.req.param('file') !== BRAND_SPRITE_FILE) return c.notFound();
-        // Content-hashed name: the file behind it never changes.
-        c.header('Cache-Control', 'public, max-age=31536000, immutable');
-        c.header('X-Content-Type-Options', 'nosniff');
-        c.header('Content-Security-Policy', "default-src 'none'");
-        return c.body(BRAND_SPRITE, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
       })
       .get('/challenge/:id', async (c) => {
         const locale = localeOf(c.req.query('locale'));

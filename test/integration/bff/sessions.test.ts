@@ -206,17 +206,13 @@ describe('GET /checkout/frame', () => {
     expect(await stored()).toBe(accept);
   });
 
-  it('serves the brand sprite under its content hash, immutable; any other name is 404', async () => {
+  it('the frame page carries the brand symbols itself: no sprite file to fetch', async () => {
     const s = await t.createSession();
     const page = await t.request('GET', `/checkout/frame?session=${s.id}`);
-    const sprite = /"sprite":"([^"]+)"/.exec(page.text)?.[1] ?? '';
-    expect(sprite).toMatch(/^\/checkout\/assets\/brands\.[0-9a-f]{10}\.svg$/);
-    const res = await t.request('GET', sprite);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
-    expect(res.headers.get('cache-control')).toContain('immutable');
+    const json = /id="card-form-data">([^<]*)<\/script>/.exec(page.text)?.[1] ?? 'null';
+    const data = JSON.parse(json) as { sprite: string };
     for (const id of ['visa', 'mastercard', 'amex', 'elo', 'hipercard']) {
-      expect(res.text).toContain(`<symbol id="${id}"`);
+      expect(data.sprite).toContain(`<symbol id="${id}" viewBox="0 0 32 20">`);
     }
     expect((await t.request('GET', '/checkout/assets/brands.0000000000.svg')).status).toBe(404);
   });
