@@ -4,7 +4,10 @@
  *  - host  `widget/host/index.ts`  → `dist/widget/card-checkout.js` (one ES module, no chunks,
  *    no dependencies), a content-hashed copy and `manifest.json` with its SRI hash;
  *  - frame `widget/frame/index.ts` → `dist/frame/card-form.js` (Lit bundled in), a
- *    content-hashed copy the frame page names (immutable) and its `manifest.json`.
+ *    content-hashed copy the frame page names (immutable) and its `manifest.json`;
+ *  - frame boot `widget/frame/boot.ts` → a classic script written into the frame's
+ *    `manifest.json` (`boot.code`, with `boot.hash`, its CSP source): the BFF inlines it into
+ *    the frame page, whose CSP allows it by that hash.
  * Every output also gets brotli (`.br`) and gzip (`.gz`) copies, so the BFF serves compressed
  * bytes without compressing per request (server/bff/routes/static.ts).
  * `vite build` runs the host build from this config; a plugin runs the frame build after it.
@@ -28,6 +31,8 @@ export interface WidgetManifest {
   file: string;
   hashedFile: string;
   integrity: string;
+  /** The frame's only: its boot script and the CSP source (`'sha256-…'`) that allows it. */
+  boot?: { code: string; hash: string };
 }
 
 const brotli = promisify(brotliCompress);
@@ -132,10 +137,41 @@ export function frameConfig(outRoot = resolve(root, 'dist')): InlineConfig {
   };
 }
 
-/** Both builds, one after the other. */
+/**
+ * The frame boot: built in memory as one classic script (an IIFE) and written into the frame's
+ * manifest with its CSP hash. Run after the frame build, which writes that manifest.
+ */
+export async function buildFrameBoot(outRoot = resolve(root, 'dist')): Promise<void> {
+  const config = libraryConfig('widget/frame/boot.ts', join(outRoot, 'frame'), 'boot.js');
+  const out = await build({
+    ...config,
+    configFile: false,
+    build: {
+      ...config.build,
+      write: false,
+      emptyOutDir: false,
+      lib: { entry: resolve(root, 'widget/frame/boot.ts'), formats: ['iife'], name: 'boot' },
+    },
+  });
+  const chunk = [out]
+    .flat()
+    .flatMap((o) => ('output' in o ? o.output : []))
+    .find((c) => c.type === 'chunk');
+  if (!chunk || chunk.type !== 'chunk') throw new Error('frame boot: no output');
+  const code = chunk.code;
+  // Inlined, `</script` would end the element early.
+  if (/<\/script/i.test(code)) throw new Error('frame boot: the code contains </script');
+  const path = join(outRoot, 'frame', 'manifest.json');
+  const manifest = JSON.parse(await readFile(path, 'utf8')) as WidgetManifest;
+  manifest.boot = { code, hash: `'sha256-${createHash('sha256').update(code).digest('base64')}'` };
+  await writeFile(path, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/** Every build, one after the other. */
 export async function buildWidget(outRoot?: string): Promise<void> {
   await build(hostConfig(outRoot));
   await build(frameConfig(outRoot));
+  await buildFrameBoot(outRoot);
 }
 
 export default defineConfig(() => {
@@ -149,6 +185,7 @@ export default defineConfig(() => {
         apply: 'build',
         async closeBundle() {
           await build(frameConfig());
+          await buildFrameBoot();
         },
       } satisfies Plugin,
     ],

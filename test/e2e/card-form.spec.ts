@@ -1,5 +1,6 @@
 import { CARDS, expect, test } from './fixtures';
 import { saveScreenshot } from './support/screenshots';
+import { CheckoutPage } from './pages/checkout-page';
 
 test.describe('the card form', () => {
   // A payment (two, across tabs) and a bank visit per test: room for a loaded two-core machine.
@@ -25,6 +26,40 @@ test.describe('the card form', () => {
     // A `<use>` whose symbol did not resolve has an empty box.
     const drawn = await mark.locator('use').evaluate((u) => (u as SVGUseElement).getBBox().width);
     expect(drawn).toBe(32);
+  });
+
+  test('the session is asked for before the frame bundle arrives; the fields do not wait for it', async ({
+    page,
+    storefront,
+  }) => {
+    const order: string[] = [];
+    let asked!: () => void;
+    const sessionAsked = new Promise<void>((resolve) => (asked = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The frame page's inlined boot asks for the session as the page is parsed: the bundle is
+    // held until then (at most 5 s, so a frame without the boot fails here, not by timeout).
+    await page.route(/\/frame\/card-form\.[0-9a-f]{10}\.js$/, async (route) => {
+      await Promise.race([sessionAsked, new Promise((r) => setTimeout(r, 5_000))]);
+      order.push('bundle');
+      await route.continue();
+    });
+    await page.route('**/checkout/api/session', async (route) => {
+      order.push('session');
+      asked();
+      await released;
+      await route.continue();
+    });
+    await storefront.buy('Caneca de cerâmica');
+    const checkout = new CheckoutPage(page);
+    // The session is held: the fields are drawn anyway, the pay button waits for it.
+    await expect(checkout.cardNumber).toBeVisible();
+    await expect(checkout.pay).toBeDisabled();
+    await expect(checkout.pay).toHaveText('Carregando…');
+    expect(order).toEqual(['session', 'bundle']);
+    release();
+    await checkout.waitUntilReady();
+    await expect(checkout.pay).toHaveText('Pagar R$ 49,90');
   });
 
   test('placeholders and help: card number, MM/AA without a repeating hint, CVV help', async ({

@@ -21,7 +21,6 @@ import type { FieldName, FrameToHostMessage, HostToFrameMessage } from '../proto
 import { isHostToFrameMessage, sanitizeTheme } from '../protocol/messages';
 import type { CardFormView } from './card-form.view';
 import { renderCardForm } from './card-form.view';
-import { connectToHost } from './connection';
 import { FIELDS, NEXT_FIELD } from './fields';
 import type { FormErrors, FormValues } from './form-model';
 import { errorText, FIELD_ORDER, fieldStates, validateForm } from './form-model';
@@ -31,8 +30,6 @@ import { PaymentController } from './payment-controller';
 /** Styles: adopted from the frame page's data (`./index.ts` sets `CardForm.styles`). */
 export class CardForm extends LitElement implements CardFormView {
   static override properties = {
-    session: { type: String },
-    origin: { type: String },
     locale: { type: String },
     values: { state: true },
     touched: { state: true },
@@ -41,10 +38,6 @@ export class CardForm extends LitElement implements CardFormView {
     submitLabel: { state: true },
   };
 
-  /** The session id (`cs_…`, not the secret); defaults to the page's `?session=`. */
-  declare session: string;
-  /** The merchant origin of the session, written by the BFF into the frame page. */
-  declare origin: string | null;
   /** `pt-BR` or `en`; defaults to the page's `?locale=`. */
   declare locale: string;
   declare values: FormValues;
@@ -57,7 +50,6 @@ export class CardForm extends LitElement implements CardFormView {
   challengeWindowSize: ChallengeWindowSize = '05';
 
   #port: MessagePort | null = null;
-  #disconnect: () => void = () => {};
   #resizeObserver: ResizeObserver | null = null;
   #lastHeight = -1;
   #theme: Theme = {};
@@ -65,8 +57,6 @@ export class CardForm extends LitElement implements CardFormView {
   constructor() {
     super();
     const params = new URLSearchParams(location.search);
-    this.session = params.get('session') ?? '';
-    this.origin = null;
     this.locale = params.get('locale') ?? 'pt-BR';
     this.values = {
       cardNumber: '',
@@ -113,7 +103,9 @@ export class CardForm extends LitElement implements CardFormView {
     super.connectedCallback();
     // The frame page exists for this element only: let its height be the element's.
     document.body.style.margin = '0';
-    this.#disconnect = connectToHost(this.session, this.origin, ({ init, port }) => {
+    // The page's first script took the host's `init` and started the reads (boot.ts).
+    window.cardFormBoot?.onStart(({ init, port, api, session, publicKey }) => {
+      if (!this.isConnected) return;
       this.#port = port;
       port.onmessage = (e: MessageEvent) => {
         if (isHostToFrameMessage(e.data)) this.#onHostMessage(e.data);
@@ -123,10 +115,13 @@ export class CardForm extends LitElement implements CardFormView {
       this.submitLabel = init.submitLabel ?? null;
       this.challengeWindowSize = init.challengeWindowSize;
       this.#applyTheme(init.theme);
-      // Heights measured before the port existed went nowhere: report the current one.
-      this.#lastHeight = -1;
-      this.#reportHeight();
-      this.flow.connect(init.clientSecret);
+      // A height measured before the port existed went nowhere: send it again. Before the first
+      // layout there is none, and measuring here would force one: the observer will report it.
+      if (this.#lastHeight !== -1) {
+        this.#lastHeight = -1;
+        this.#reportHeight();
+      }
+      this.flow.connect(api, { session, publicKey });
     });
     // The observer measures after layout; measuring in `updated()` forced a layout per render.
     this.#resizeObserver = new ResizeObserver(() => this.#reportHeight());
@@ -135,7 +130,6 @@ export class CardForm extends LitElement implements CardFormView {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.#disconnect();
     this.#resizeObserver?.disconnect();
     this.#port?.close();
   }
@@ -166,7 +160,8 @@ export class CardForm extends LitElement implements CardFormView {
       case 'renew':
         // A new session of the same page after this one expired: what was typed stays.
         if (this.flow.status === 'ended' && sessionIdFromSecret(message.clientSecret)) {
-          this.flow.connect(message.clientSecret);
+          const api = window.cardFormBoot?.createApi(message.clientSecret);
+          if (api) this.flow.connect(api);
         }
         break;
     }

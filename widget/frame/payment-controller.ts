@@ -25,7 +25,7 @@ import { fmt, plural } from '../i18n/messages';
 import type { Locale } from '../protocol/constants';
 import type { FrameToHostMessage } from '../protocol/messages';
 import type { ApiResult, CheckoutApi } from './api';
-import { asPayResult, createCheckoutApi } from './api';
+import { asPayResult } from './api';
 import type { FormValues } from './form-model';
 import { cardSecrets } from './form-model';
 import type { Settled } from './outcome';
@@ -58,6 +58,14 @@ export interface PaymentHost extends ReactiveControllerHost {
   focusForm(): void;
 }
 
+/** Reads started before the controller existed (boot.ts). */
+export interface FirstReads {
+  session: Promise<ApiResult<PublicSession>>;
+  publicKey: Promise<ApiResult<{ key: string }>>;
+}
+
+/** How long the form waits for the session before it draws the fields without it. */
+const DRAW_FIELDS_AFTER_MS = 50;
 /** The expiry notice shows this long before the session ends. */
 const EXPIRY_NOTICE_MS = 2 * 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -104,12 +112,15 @@ export class PaymentController implements ReactiveController {
     return this.status === 'paying' || this.status === 'challenge' || this.status === 'confirming';
   }
 
-  /** Starts (or, with a renewed session, restarts) on a client secret; typed values stay. */
-  connect(clientSecret: string): void {
-    this.#api = createCheckoutApi(clientSecret);
+  /**
+   * Starts (or, with a renewed session, restarts) on an API client of the session; typed values
+   * stay. `first`: the session and key reads already under way (boot.ts).
+   */
+  connect(api: CheckoutApi, first?: FirstReads): void {
+    this.#api = api;
     this.#run++;
     this.#clearTimers();
-    void this.#load();
+    void this.#load(first);
   }
 
   /** After the element validated the form: pay, or continue the bank step left waiting. */
@@ -172,18 +183,23 @@ export class PaymentController implements ReactiveController {
 
   // ---------------------------------------------------------------- reading the session
 
-  async #load(): Promise<void> {
+  async #load(first?: FirstReads): Promise<void> {
     const api = this.#api;
     if (!api) return;
     const run = this.#run;
     this.resume = null;
-    this.#set('loading');
-    this.#announce('', 'info');
+    if (this.notice) this.#announce('', 'info');
     // The session and the card key in parallel: neither waits for the other. The session is
     // asked first: `checkout-ready` waits for it, the key only for a payment.
-    const session = api.session();
-    void this.#key().catch(() => undefined);
-    const res = await session;
+    const session = first?.session ?? api.session();
+    void this.#key(first?.publicKey).catch(() => undefined);
+    // The fields need no session: they are drawn while it is read, unless it is about to come
+    // (the boot asks for it while the bundle loads): then the form is drawn once, whole — one
+    // render and one layout before `checkout-ready` instead of two.
+    const soon = await Promise.race([session, sleep(DRAW_FIELDS_AFTER_MS).then(() => null)]);
+    if (run !== this.#run) return;
+    if (!soon) this.#set('loading');
+    const res = soon ?? (await session);
     if (run !== this.#run) return;
     if (!res.ok) {
       this.#set('unavailable');
@@ -291,10 +307,11 @@ export class PaymentController implements ReactiveController {
     this.expiring = '';
   }
 
-  #key(): Promise<CryptoKey> {
+  /** The card key, read once (`read`: a read of it already under way). */
+  #key(read?: Promise<ApiResult<{ key: string }>>): Promise<CryptoKey> {
     const api = this.#api;
     if (!api) return Promise.reject(new Error('not connected'));
-    this.#cardKey ??= api.publicKey().then((res) => {
+    this.#cardKey ??= (read ?? api.publicKey()).then((res) => {
       if (!res.ok || typeof res.data?.key !== 'string') throw new Error('public key unavailable');
       return importCardKey(res.data.key);
     });

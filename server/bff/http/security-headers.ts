@@ -68,6 +68,8 @@ export interface PagePolicy {
   frameAncestors: readonly string[];
   /** The page runs an inline script under a per-response nonce. */
   script?: boolean;
+  /** CSP sources (`'sha256-…'`) of the inline scripts the page may run, and no other. */
+  scriptHashes?: readonly string[];
   /** The page loads its own scripts and images (`'self'`): the card form. */
   selfAssets?: boolean;
   /** Where its form posts (`'none'` by default). */
@@ -98,6 +100,9 @@ export async function securePage(
       defaultSrc: [policy.selfAssets ? "'self'" : "'none'"],
       ...(policy.selfAssets ? { imgSrc: ["'self'", 'data:'], objectSrc: ["'none'"] } : {}),
       ...(policy.script ? { scriptSrc: [NONCE] } : {}),
+      ...(policy.scriptHashes?.length
+        ? { scriptSrc: [...(policy.selfAssets ? ["'self'"] : []), ...policy.scriptHashes] }
+        : {}),
       baseUri: ["'none'"],
       formAction: policy.formAction?.length ? [...policy.formAction] : ["'none'"],
       frameAncestors: [...policy.frameAncestors],

@@ -77,9 +77,11 @@ export interface FrameScript {
 }
 
 /**
- * The card form page: loads the frame bundle; no inline script at all. The form's texts in the
- * shopper's language, its styles and the brands' SVG symbols travel as a JSON data block
- * (never executed), so they do not weigh on the frame bundle.
+ * The card form page: loads the frame bundle. The form's texts in the shopper's language, its
+ * styles and the brands' SVG symbols travel as a JSON data block (never executed), so they do
+ * not weigh on the frame bundle. Its one inline script is the boot (`widget/frame/boot.ts`,
+ * allowed by its hash in the page's CSP): the handshake with the host and the first reads, run
+ * as the page is parsed rather than after the bundle has loaded.
  */
 export function framePage(opts: {
   sessionId: string;
@@ -87,6 +89,8 @@ export function framePage(opts: {
   locale: Locale;
   data: FrameData;
   script: FrameScript;
+  /** The boot script's code (inlined; the caller allows its hash in the CSP). */
+  boot?: string;
 }): string {
   const t = TEXT[opts.locale];
   const session = escapeHtml(opts.sessionId);
@@ -104,9 +108,14 @@ export function framePage(opts: {
     opts.script.integrity ? ` integrity="${escapeHtml(opts.script.integrity)}"` : ''
   }></script>
 <script type="application/json" id="card-form-data">${scriptJson(opts.data)}</script>
-</head>
+${
+  opts.boot
+    ? `<script>${opts.boot}</script>
+`
+    : ''
+}</head>
 <body>
-<card-form session="${session}" origin="${origin}" locale="${opts.locale}"></card-form>
+<card-form locale="${opts.locale}"></card-form>
 </body>
 </html>
 `;

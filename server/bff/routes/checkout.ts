@@ -46,6 +46,13 @@ import { createPublicKeyCache } from './public-key';
 import { frameData } from '../pages/frame-data';
 import { buildManifestReader } from '../../lib/build-manifest';
 import { join } from 'node:path';
+import { z } from 'zod';
+
+/** The frame manifest's `boot`: an inline script and the CSP source (`'sha256-…'`) allowing it. */
+const FrameBootSchema = z.object({
+  code: z.string().refine((code) => !/<\/script/i.test(code)),
+  hash: z.string().regex(/^'sha256-[A-Za-z0-9+/]+={0,2}'$/),
+});
 
 /** Why the TermUrl refused an ACS answer, by the status `acceptChallengeReturn` gave. */
 const RETURN_PROBLEMS: Record<400 | 403 | 404 | 409 | 410, ChallengeProblem> = {
@@ -242,6 +249,8 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
       ? { src: `/frame/${encodeURIComponent(m.hashedFile)}`, integrity: m.integrity }
       : { src: '/frame/card-form.js' };
   };
+  /** The boot script the frame page inlines, with the CSP source of its hash (vite.config.ts). */
+  const frameBoot = () => FrameBootSchema.safeParse(frameManifest()?.boot).data;
   const sealKey = handshakeKey(ctx.config.merchantSecret);
   const page = (
     c: Context<BffEnv>,
@@ -288,13 +297,21 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
         // The Accept header is sealed into the page, stored only when the frame sends it back
         // with the client secret (frame-handshake.ts): a bare GET cannot overwrite it.
         const handshake = sealAccept(sealKey, row.id, c.req.header('accept') ?? '*/*');
-        return page(c, { frameAncestors: [row.origin], selfAssets: true, payment: true }, 200, () =>
+        const boot = frameBoot();
+        const policy = {
+          frameAncestors: [row.origin],
+          selfAssets: true,
+          payment: true,
+          scriptHashes: boot ? [boot.hash] : [],
+        };
+        return page(c, policy, 200, () =>
           framePage({
             sessionId: row.id,
             origin: row.origin,
             locale,
             data: frameData(locale),
             script: frameScript(),
+            ...(boot ? { boot: boot.code } : {}),
           }).replace(
             '<title>',
             `<meta name="checkout-handshake" content="${escapeHtml(handshake)}">\n<title>`,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,8 @@ import {
 
 let t: TestBff;
 let dist: string;
+/** Stands for the frame boot (widget/frame/boot.ts) the build writes into the frame manifest. */
+const BOOT = '(function(){self.booted=1})();\n';
 beforeAll(async () => {
   dist = mkdtempSync(join(tmpdir(), 'bff-dist-'));
   mkdirSync(join(dist, 'widget'));
@@ -21,6 +24,15 @@ beforeAll(async () => {
   writeFileSync(join(dist, 'widget', 'card-checkout.js'), 'export {};\n');
   writeFileSync(join(dist, 'widget', 'card-checkout.Bx3k9aQ1.js'), 'export {};\n');
   writeFileSync(join(dist, 'frame', 'card-form.js'), 'export {};\n');
+  writeFileSync(
+    join(dist, 'frame', 'manifest.json'),
+    JSON.stringify({
+      file: 'card-form.js',
+      hashedFile: 'card-form.0123abcdef.js',
+      integrity: 'sha384-AAAA',
+      boot: { code: BOOT, hash: `'sha256-${createHash('sha256').update(BOOT).digest('base64')}'` },
+    }),
+  );
   writeFileSync(join(dist, 'secret.txt'), 'outside the served folders');
   t = await startBff({ config: { staticDir: dist } });
 });
@@ -138,7 +150,7 @@ describe('GET /v1/checkout-sessions', () => {
 });
 
 describe('GET /checkout/frame', () => {
-  it('serves the card form page framed only by the session origin, no inline script', async () => {
+  it('serves the card form page framed only by the session origin, one inline script by hash', async () => {
     const s = await t.createSession();
     const res = await t.request('GET', `/checkout/frame?session=${s.id}&locale=en`, {
       headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' },
@@ -150,11 +162,18 @@ describe('GET /checkout/frame', () => {
     expect(csp).toContain("default-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
     expect(res.headers.get('x-frame-options')).toBeNull();
-    expect(res.text).toContain('<script type="module" src="/frame/card-form.js"></script>');
-    // No script runs inline: the one without a src is the form's JSON data (texts, styles).
+    expect(res.text).toContain(
+      '<script type="module" src="/frame/card-form.0123abcdef.js" integrity="sha384-AAAA"></script>',
+    );
+    // Scripts without a src: the form's JSON data (texts, styles), never run, and the boot,
+    // the one inline script the CSP allows, by the hash of its exact text.
     expect(res.text.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toEqual([
       '<script type="application/json" id="card-form-data">',
+      '<script>',
     ]);
+    expect(res.text).toContain(`<script>${BOOT}</script>`);
+    const hash = createHash('sha256').update(BOOT).digest('base64');
+    expect(csp).toContain(`script-src 'self' 'sha256-${hash}';`);
     expect(res.text).toContain('"cardNumber":"Card number"');
     expect(res.text).toContain('lang="en"');
     expect(res.text).not.toContain('_secret_');

@@ -27,7 +27,7 @@ describe('escaping', () => {
 });
 
 describe('pages', () => {
-  it('the frame page escapes what it embeds and has no inline script', () => {
+  it('the frame page escapes what it embeds; its one inline script is the boot', () => {
     const data = frameData('en');
     const html = framePage({
       sessionId: 'cs_"x',
@@ -35,16 +35,19 @@ describe('pages', () => {
       locale: 'en',
       data,
       script: { src: '/frame/card-form.0123abcdef.js', integrity: 'sha384-a"b' },
+      boot: 'self.booted=1',
     });
-    expect(html).toContain('session="cs_&quot;x"');
+    expect(html).toContain('<meta name="checkout-session" content="cs_&quot;x">');
     // The hashed bundle with its SRI hash.
     expect(html).toContain(
       '<script type="module" src="/frame/card-form.0123abcdef.js" integrity="sha384-a&quot;b">',
     );
-    // The only script without a src is a JSON data block, which browsers never run.
+    // Without a src: a JSON data block, which browsers never run, and the boot, after it.
     expect(html.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toEqual([
       '<script type="application/json" id="card-form-data">',
+      '<script>',
     ]);
+    expect(html).toContain('<script>self.booted=1</script>\n</head>');
     const json = /id="card-form-data">([^<]*)<\/script>/.exec(html)?.[1] ?? '';
     expect(JSON.parse(json)).toEqual(data);
   });

@@ -88,11 +88,26 @@ describe('widget build', () => {
     expect(frame).not.toMatch(/ZodError/);
   });
 
-  it(`host ≤ ${HOST_BUDGET} bytes and frame ≤ ${FRAME_BUDGET} bytes gzipped`, async () => {
+  const bootOf = async () =>
+    (JSON.parse(await readFile(join(out, 'frame', 'manifest.json'), 'utf8')) as WidgetManifest)
+      .boot!;
+
+  it('the frame manifest carries the boot: one classic script and the CSP hash of its text', async () => {
+    const boot = await bootOf();
+    expect(boot.code).toMatch(/^\(function\(\)\{/);
+    expect(boot.code).not.toMatch(/\bimport\s*[{("'`]|\bimport\(|\bexport\b|<\/script/i);
+    expect(boot.code).not.toContain('_$litType$');
+    expect(boot.code).toContain('cardFormBoot');
+    expect(boot.hash).toBe(`'sha256-${createHash('sha256').update(boot.code).digest('base64')}'`);
+  });
+
+  it(`host ≤ ${HOST_BUDGET} bytes and frame (bundle and boot) ≤ ${FRAME_BUDGET} bytes gzipped`, async () => {
     const host = gz(await readFile(join(out, 'widget', 'card-checkout.js')));
-    const frame = gz(await readFile(join(out, 'frame', 'card-form.js')));
-    console.warn(`widget sizes (gzip -9): host ${host} B, frame ${frame} B`);
+    const bundle = gz(await readFile(join(out, 'frame', 'card-form.js')));
+    // The boot travels inlined in the frame page, but it is the frame's code all the same.
+    const boot = gz(Buffer.from((await bootOf()).code));
+    console.warn(`widget sizes (gzip -9): host ${host} B, frame ${bundle} B + boot ${boot} B`);
     expect(host).toBeLessThanOrEqual(HOST_BUDGET);
-    expect(frame).toBeLessThanOrEqual(FRAME_BUDGET);
+    expect(bundle + boot).toBeLessThanOrEqual(FRAME_BUDGET);
   });
 });
