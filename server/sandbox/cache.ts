@@ -2,7 +2,8 @@ import type { SandboxContext } from './context';
 
 /**
  * A bounded map kept per sandbox and emptied by a reset, for rows that never change once
- * written (access tokens, vaulted cards): a hit is then always current. Oldest out when full.
+ * written (access tokens, vaulted cards): a hit is then always current. When full, the oldest
+ * tenth goes.
  */
 export class ResetCache<V> {
   private readonly map = new Map<string, V>();
@@ -14,10 +15,22 @@ export class ResetCache<V> {
   }
 
   set(key: string, value: V): void {
-    if (!this.map.has(key) && this.map.size >= this.max) {
-      this.map.delete(this.map.keys().next().value!);
-    }
+    if (!this.map.has(key) && this.map.size >= this.max) this.evictOldest();
     this.map.set(key, value);
+  }
+
+  /**
+   * Drops the oldest tenth in one pass. One key at a time made a cycling cache quadratic: V8
+   * leaves a deleted Map entry as a hole until the table is rebuilt, and each
+   * `keys().next()` walks every hole before the oldest live key (30,000 vaulted cards through
+   * a 20,000-row cache: 6 s of a 50 s billing year).
+   */
+  private evictOldest(): void {
+    let n = Math.ceil(this.max / 10);
+    for (const k of this.map.keys()) {
+      this.map.delete(k);
+      if (--n <= 0) break;
+    }
   }
 
   delete(key: string): void {

@@ -12,6 +12,16 @@ describe('ResetCache', () => {
     expect([c.get('a'), c.get('b'), c.get('c')]).toEqual([undefined, 2, 3]);
   });
 
+  it('when full, drops the oldest tenth at once and keeps the rest', () => {
+    const c = new ResetCache<number>(20);
+    for (let i = 0; i < 21; i++) c.set(`k${i}`, i);
+    expect([c.get('k0'), c.get('k1')]).toEqual([undefined, undefined]);
+    for (let i = 2; i < 21; i++) expect(c.get(`k${i}`)).toBe(i);
+    // Room again: the next insert evicts nothing.
+    c.set('k21', 21);
+    expect(c.get('k2')).toBe(2);
+  });
+
   it('one cache per sandbox and name, all emptied by the sandbox reset', async () => {
     const hooks: (() => void | Promise<void>)[] = [];
     const ctx = { onReset: (h: () => void) => hooks.push(h) } as unknown as SandboxContext;
