@@ -15,8 +15,10 @@ import { APPROVED_RETURN_CODE } from './schemas';
 import { causeCode, TokenManager, type TokenCredentials } from './token-manager';
 
 /*
- * The gateway client's transport: one `call(spec)` per operation. `client.ts` is the table of
- * operations built on it (the stripe-node shape: a small transport, operations as data).
+ * The gateway client's transport: one `call(spec)` per operation. `client.ts` puts together the
+ * tables of operations built on it, one file per family (`client-payments.ts`,
+ * `client-recurrence.ts`, `client-integration.ts`; the stripe-node shape: a small transport,
+ * operations as data).
  */
 
 export interface GatewayCredentials {
