@@ -91,6 +91,21 @@ export function columnList<R extends object>(columns: { readonly [K in keyof R]-
   return Object.keys(columns) as (keyof R & string)[];
 }
 
+/** The shape of a partial row for `perShape`: its defined keys, sorted, comma-separated. */
+export function shapeOf(values: object): string {
+  return Object.entries(values)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k)
+    .sort()
+    .join(',');
+}
+
+/** The `set` values of a shape's columns, from a builder's stand-ins. */
+export function columnsOf<P extends object>(shape: string, p: Readonly<P>): Partial<P> {
+  const keys = shape ? (shape.split(',') as (keyof P)[]) : [];
+  return Object.fromEntries(keys.map((k) => [k, p[k]])) as Partial<P>;
+}
+
 /**
  * One query per shape (the columns an update sets, the length of a list), each made at its
  * first use: for the few shapes a hot statement comes in. Bounded: past `max` shapes a new

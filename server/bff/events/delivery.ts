@@ -357,7 +357,6 @@ const DELIVERY = Symbol('eventDelivery');
 export function mountEventDelivery(ctx: BffContext): EventDelivery {
   const d = new EventDelivery(ctx);
   deliveries.set(ctx.db, d);
-  deliveries.set(ctx, d);
   // Copied along when a step makes `{ ...ctx, db: trx }` (atomically), so it still finds it.
   Object.defineProperty(ctx, DELIVERY, { value: d, enumerable: true });
   return d;
@@ -369,8 +368,7 @@ export function mountEventDelivery(ctx: BffContext): EventDelivery {
  */
 export function eventDeliveryOf(ctx: BffContext): EventDelivery | undefined {
   return (
-    deliveries.get(ctx) ??
-    deliveries.get(ctx.db) ??
-    (ctx as unknown as Record<symbol, EventDelivery | undefined>)[DELIVERY]
+    (ctx as unknown as Record<symbol, EventDelivery | undefined>)[DELIVERY] ??
+    deliveries.get(ctx.db)
   );
 }

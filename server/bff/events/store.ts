@@ -121,10 +121,6 @@ export interface NewEvent {
   deliver: boolean;
 }
 
-/**
- * Writes an event, in whatever transaction `db` is. Resolves its id, or null when the same fact
- * (its `dedupKey`) was recorded already.
- */
 const EVENT_COLUMNS = {
   id: true,
   type: true,
@@ -148,6 +144,10 @@ const insertEventQ = precompiled((db: EventsKysely, p: EventTables['bff_events']
     .onConflict((oc) => oc.column('dedup_key').doNothing()),
 );
 
+/**
+ * Writes an event, in whatever transaction `db` is. Resolves its id, or null when the same fact
+ * (its `dedupKey`) was recorded already.
+ */
 export async function insertEvent(db: BffKysely, e: NewEvent): Promise<string | null> {
   const id = newEventId();
   const at = e.at.toISOString();

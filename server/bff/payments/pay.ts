@@ -5,16 +5,12 @@ import type { PayBody } from '../checkout-api';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure, refreshSession, sessionOutcome } from '../sessions/service';
 import {
-  claimWithAttempt,
   findSession,
-  insertAttempt,
   type AttemptInsert,
   sessionMethods,
   transitionChallenge,
   type SessionRow,
 } from '../sessions/store';
-import { atomically } from '../atomic';
-import { isPostgres } from '../../lib/db';
 import { openChallenge } from './challenge';
 import type { GatewayFailure } from './outcomes';
 import {
@@ -30,7 +26,7 @@ import {
 } from './pay-common';
 import { settle, settleAuthorization, settleError } from './settlement';
 import { subscribe } from './subscribe';
-import { transitionSession } from '../sessions/transition';
+import { claimForAttempt } from '../sessions/transition';
 
 /** The 409 a pay gets while an earlier payment's outcome is being confirmed. */
 export const PAYMENT_PENDING = {
@@ -129,15 +125,7 @@ export async function pay(
     card_brand: body.brand ?? null,
     card_last4: body.last4 ?? null,
   };
-  // The claim and the attempt commit together: a session is never `processing` without the
-  // attempt that explains it. On PostgreSQL one statement does both (one round trip, not four).
-  const claimed = isPostgres(ctx.db)
-    ? await claimWithAttempt(ctx.db, attempt, now.toISOString())
-    : await atomically(ctx, async (tx) => {
-        if (!(await transitionSession(tx, row.id, 'open', 'processing', now))) return false;
-        await insertAttempt(tx.db, attempt);
-        return true;
-      });
+  const claimed = await claimForAttempt(ctx, attempt, now);
   if (!claimed) {
     const current = (await findSession(ctx.db, row.id)) ?? row;
     return (

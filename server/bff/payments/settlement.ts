@@ -18,7 +18,7 @@ import {
 import { transitionSession } from '../sessions/transition';
 import { atomically } from '../atomic';
 import { eventDeliveryOf } from '../events/delivery';
-import { perShape, precompiled, rowsOf } from '../../lib/precompiled';
+import { columnsOf, perShape, precompiled, rowsOf, shapeOf } from '../../lib/precompiled';
 import type { BffKysely } from '../db';
 
 /**
@@ -39,21 +39,20 @@ type Evidence = Pick<
 >;
 
 /** The attempt's success with the columns of the gateway's answer: one statement per set. */
-const succeedQ = perShape((shape) => {
-  const columns = shape.split(',').filter(Boolean) as (keyof Evidence)[];
-  return precompiled((db: BffKysely, p: Evidence & { id: string; at: string }) =>
+const succeedQ = perShape((shape) =>
+  precompiled((db: BffKysely, p: Evidence & { id: string; at: string }) =>
     db
       .updateTable('payment_attempts')
       .set({
-        ...Object.fromEntries(columns.map((k) => [k, p[k]])),
+        ...columnsOf<Evidence>(shape, p),
         status: 'succeeded',
         failure_code: null,
         updated_at: p.at,
       })
       .where('id', '=', p.id)
       .returning(ATTEMPT_COLUMN_LIST),
-  );
-});
+  ),
+);
 
 /** Marks the attempt (with what the gateway answered) and its session succeeded. */
 export async function succeed(
@@ -66,10 +65,7 @@ export async function succeed(
   // The attempt, the session and the session's events commit together.
   const result = await atomically(ctx, async (tx) => {
     // The updated row comes back with the update (RETURNING): no read after it.
-    const shape = (Object.keys(answer) as (keyof Evidence)[])
-      .filter((k) => answer[k] !== undefined)
-      .sort()
-      .join(',');
+    const shape = shapeOf(answer);
     const params = {
       payment_id: null,
       nsu: null,

@@ -1,7 +1,6 @@
-import type { Selectable } from 'kysely';
 import type { PaymentMethod } from '../checkout-api';
 import { scrubWal } from '../../lib/db';
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { changesOf, columnList, everyColumn, precompiled, rowsOf } from '../../lib/precompiled';
 import type { BffDb, BffKysely } from '../db';
 
@@ -104,8 +103,8 @@ const ATTEMPT_CASTS: Partial<Record<keyof AttemptRow, string>> = {
 
 /**
  * PostgreSQL: the claim of an open session (`open → processing`) and the insert of its attempt
- * as one statement — atomic without a transaction, one round trip instead of four. Resolves
- * whether the session was claimed (no attempt is written when it was not).
+ * as one statement (a data-modifying `WITH`), atomic without a transaction. Use
+ * `claimForAttempt` (sessions/transition.ts), which picks this or a transaction.
  */
 const claimWithAttemptQ = precompiled(
   (db: BffKysely, p: BffDb['payment_attempts'] & { at: string }) => ({

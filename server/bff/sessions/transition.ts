@@ -3,8 +3,24 @@ import type { BffContext } from '../context';
 import type { BffKysely } from '../db';
 import { eventDeliveryOf } from '../events/delivery';
 import { recordCancelEvent, recordSessionEvents } from '../events/record';
-import { changesOf, perShape, precompiled, rowsOf } from '../../lib/precompiled';
-import { SESSION_COLUMNS, type AttemptRow, type SessionRow } from './store';
+import {
+  changesOf,
+  columnsOf,
+  perShape,
+  precompiled,
+  rowsOf,
+  shapeOf,
+} from '../../lib/precompiled';
+import { isPostgres } from '../../lib/db';
+import { atomically } from '../atomic';
+import {
+  claimWithAttempt,
+  insertAttempt,
+  SESSION_COLUMNS,
+  type AttemptInsert,
+  type AttemptRow,
+  type SessionRow,
+} from './store';
 
 /** The statuses a session ends in: reaching one writes its event with it. */
 const ENDS: readonly SessionStatus[] = ['succeeded', 'failed', 'expired'];
@@ -31,11 +47,10 @@ type MoveParams = Required<Extra> & { id: string; to: string; at: string } & Rec
  * returns the row, which its events are made of.
  */
 const moveQ = perShape((shape) => {
-  const extra = (shape ? shape.split(',') : []) as (keyof Extra)[];
   const build = (db: BffKysely, p: MoveParams) =>
     db
       .updateTable('checkout_sessions')
-      .set({ status: p.to, updated_at: p.at, ...Object.fromEntries(extra.map((k) => [k, p[k]])) })
+      .set({ status: p.to, updated_at: p.at, ...columnsOf<Extra>(shape, p) })
       .where('id', '=', p.id)
       .where('status', 'in', [p.from0, p.from1, p.from2]);
   return {
@@ -64,10 +79,7 @@ export async function transitionSession(
     throw new Error(`transitionSession: 1 to ${FROM_SLOTS} statuses to move from`);
   }
   const ends = ENDS.includes(to);
-  const shape = (Object.keys(extra) as (keyof Extra)[])
-    .filter((k) => extra[k] !== undefined)
-    .sort()
-    .join(',');
+  const shape = shapeOf(extra);
   const [first] = fromList as [string];
   const params = {
     failure_code: null,
@@ -90,6 +102,25 @@ export async function transitionSession(
   });
   if (moved) eventDeliveryOf(ctx)?.kick();
   return moved;
+}
+
+/**
+ * Claims an open session for a payment (`open → processing`) together with the attempt that
+ * explains it: a session is never `processing` without its attempt. On PostgreSQL one
+ * statement does both (one round trip, not four); on SQLite one transaction. Resolves whether
+ * the session was claimed (no attempt is written when it was not).
+ */
+export async function claimForAttempt(
+  ctx: BffContext,
+  attempt: AttemptInsert,
+  at: Date,
+): Promise<boolean> {
+  if (isPostgres(ctx.db)) return claimWithAttempt(ctx.db, attempt, at.toISOString());
+  return atomically(ctx, async (tx) => {
+    if (!(await transitionSession(tx, attempt.session_id, 'open', 'processing', at))) return false;
+    await insertAttempt(tx.db, attempt);
+    return true;
+  });
 }
 
 /**
