@@ -105,6 +105,26 @@ export const eventMigrations: Migration[] = [
         .execute();
     },
   },
+  {
+    name: 'bff_events_0002_listing',
+    async up(db) {
+      // `GET /v1/events` pages newest first by (created_at, id): without an index in that
+      // order every page sorted the whole table. No query reads events by session; that index
+      // cost a page write per event and goes.
+      await db.schema.dropIndex('bff_events_session').execute();
+      await db.schema.dropIndex('bff_events_type').execute();
+      await db.schema
+        .createIndex('bff_events_created')
+        .on('bff_events')
+        .columns(['created_at', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('bff_events_type')
+        .on('bff_events')
+        .columns(['type', 'created_at', 'id'])
+        .execute();
+    },
+  },
 ];
 
 export function newEventId(): string {

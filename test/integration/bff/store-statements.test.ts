@@ -5,15 +5,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BffDb } from '../../../server/bff/db';
 import { BFF_MIGRATIONS } from '../../../server/bff/migrations';
-import {
-  findSession,
-  insertAttempt,
-  insertSession,
-  listAttempts,
-} from '../../../server/bff/sessions/store';
+import { findSession, listAttempts } from '../../../server/bff/sessions/store';
 import { isPostgres, migrate, openDb, type OpenedDb } from '../../../server/lib/db';
 import { precompiled, precompiledTexts, rowsOf } from '../../../server/lib/precompiled';
 import { testDbUrl } from '../../support/bff';
+import { seedSessionWithAttempt } from '../../support/store-rows';
 
 /**
  * The pay path's precompiled statements on the real store (SQLite here, PostgreSQL under
@@ -33,52 +29,8 @@ async function store(url: string, namedStatements = true): Promise<Kysely<BffDb>
   return o.db;
 }
 
-const NOW = '2026-11-25T10:00:00.000Z';
-
 async function seed(db: Kysely<BffDb>, id: string): Promise<void> {
-  await insertSession(db, {
-    id,
-    client_secret_hash: 'f'.repeat(64),
-    status: 'open',
-    amount: 1000,
-    methods: 'credit',
-    max_installments: 1,
-    reference_transaction: null,
-    customer_json: null,
-    origin: 'https://shop.example',
-    plan_id: null,
-    plan_json: null,
-    frame_accept: null,
-    failure_code: null,
-    attempts_used: 0,
-    created_at: NOW,
-    updated_at: NOW,
-    expires_at: NOW,
-    metadata_json: null,
-  });
-  await insertAttempt(db, {
-    id: `pa_${id}`,
-    session_id: id,
-    method: 'credit',
-    status: 'unknown',
-    failure_code: null,
-    return_code: null,
-    payment_id: null,
-    nsu: null,
-    authorization_code: null,
-    subscription_id: null,
-    amount: 1000,
-    installments: 1,
-    created_at: NOW,
-    updated_at: NOW,
-    canceled_at: null,
-    gateway_reference: `ref-${id}`,
-    billing_id: null,
-    billing_status: null,
-    billing_amount: null,
-    card_brand: 'visa',
-    card_last4: '2701',
-  });
+  await seedSessionWithAttempt(db, id);
 }
 
 async function prepared(db: Kysely<BffDb>): Promise<string[]> {
