@@ -40,6 +40,11 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
     url: env.databaseUrl,
     poolSize: env.databasePoolSize,
     namedStatements: env.databaseNamedStatements,
+    onIdleConnectionError: (err) =>
+      logger.warn(
+        { err: err.message },
+        'an idle PostgreSQL connection died; the pool opens another',
+      ),
   });
   try {
     const gateway = createGatewayClient({

@@ -54,6 +54,12 @@ export interface OpenDbOptions {
    * transaction mode before 1.21, or without `max_prepared_statements`).
    */
   namedStatements?: boolean;
+  /**
+   * PostgreSQL only: told when a connection idle in the pool dies (a server restart or
+   * failover, `pg_terminate_backend`, an idle timeout on the way). The pool drops it and opens
+   * another on the next query; without a listener node-postgres would crash the process.
+   */
+  onIdleConnectionError?: (err: Error) => void;
 }
 
 export interface OpenedDb<DB> {
@@ -69,12 +75,14 @@ export async function openDb<DB>({
   cacheStatements = true,
   durability = 'normal',
   namedStatements = true,
+  onIdleConnectionError = () => {},
 }: OpenDbOptions): Promise<OpenedDb<DB>> {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { default: pg } = await import('pg');
     // BIGINT as number: every counter here stays far below 2^53.
     pg.types.setTypeParser(20, (v: string) => Number(v));
     const pool = new pg.Pool({ connectionString: url, max: poolSize });
+    pool.on('error', onIdleConnectionError);
     if (namedStatements) pool.on('connect', nameStatements);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };

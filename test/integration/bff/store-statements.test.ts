@@ -92,4 +92,25 @@ if (onPostgres) {
     await findSession(plain, 'cs_named');
     expect(await prepared(plain)).toEqual([]);
   });
+
+  it('on PostgreSQL, an idle connection killed by the server is dropped and replaced, not fatal', async () => {
+    const url = await testDbUrl(undefined);
+    const told: Error[] = [];
+    const o = await openDb<BffDb>({
+      url,
+      poolSize: 2,
+      onIdleConnectionError: (err) => told.push(err),
+    });
+    opened.push(o);
+    await migrate(o.db, BFF_MIGRATIONS);
+    await seed(o.db, 'cs_survives');
+    const pid = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(o.db);
+    // Another connection ends ours while it waits idle in the pool (a restart, a failover).
+    const admin = await store(url);
+    await sql`select pg_terminate_backend(${pid.rows[0]!.pid})`.execute(admin);
+    const deadline = Date.now() + 10_000;
+    while (told.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(told.map((e) => e.message).join()).toMatch(/terminat/);
+    expect((await findSession(o.db, 'cs_survives'))?.status).toBe('open');
+  });
 }
