@@ -209,8 +209,11 @@ export async function pgDatabase(
 ): Promise<{ url: string; count(): Promise<number> }> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
   const url = adminUrl.replace(/\/postgres$/, `/${name}`);
   return {
     url,
