@@ -196,6 +196,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       databaseUrl: join(opts.dataDir, 'bff.sqlite'),
       databasePoolSize: 10,
       databaseNamedStatements: true,
+      sqliteSync: 'full',
       logLevel: 'info',
       gateway: {
         gatewayBaseUrl: sandboxServer.url,

@@ -120,6 +120,8 @@ const EnvSchema = z
     BFF_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     /** PostgreSQL: hot statements prepared by name per connection (`off` behind PgBouncer's transaction mode). */
     BFF_DB_NAMED_STATEMENTS: z.enum(['on', 'off']).default('on'),
+    /** SQLite: each commit on disk before it returns (`full`), or only at checkpoints (`normal`). */
+    BFF_SQLITE_SYNC: z.enum(['full', 'normal']).default('full'),
     GATEWAY_BASE_URL: baseUrl('http://localhost:4010'),
     INTEGRATION_BASE_URL: baseUrl('http://localhost:4010'),
     GATEWAY_USERNAME: z.string().min(1).max(30).default('sandbox'),
@@ -214,6 +216,8 @@ export interface BffEnv {
   databasePoolSize: number;
   /** PostgreSQL: prepare the hot statements by name (`BFF_DB_NAMED_STATEMENTS`). */
   databaseNamedStatements: boolean;
+  /** SQLite: how durable a commit is when it returns (`BFF_SQLITE_SYNC`). */
+  sqliteSync: 'full' | 'normal';
   logLevel: (typeof LOG_LEVELS)[number];
   gateway: {
     gatewayBaseUrl: string;
@@ -268,6 +272,7 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
     databaseUrl: e.DATABASE_URL ?? e.BFF_DB,
     databasePoolSize: e.BFF_DB_POOL_SIZE,
     databaseNamedStatements: e.BFF_DB_NAMED_STATEMENTS === 'on',
+    sqliteSync: e.BFF_SQLITE_SYNC,
     logLevel: e.LOG_LEVEL,
     gateway: {
       gatewayBaseUrl: e.GATEWAY_BASE_URL,

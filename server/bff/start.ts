@@ -40,6 +40,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
     url: env.databaseUrl,
     poolSize: env.databasePoolSize,
     namedStatements: env.databaseNamedStatements,
+    durability: env.sqliteSync,
     onIdleConnectionError: (err) =>
       logger.warn(
         { err: err.message },

@@ -28,6 +28,8 @@ export interface Migration {
 
 export type Dialect = 'sqlite' | 'postgres';
 
+const SYNCHRONOUS = { full: 'FULL', normal: 'NORMAL', process: 'OFF' } as const;
+
 export interface OpenDbOptions {
   /** `:memory:`, a file path, or a `postgres://` URL. */
   url: string;
@@ -40,13 +42,16 @@ export interface OpenDbOptions {
    */
   cacheStatements?: boolean;
   /**
-   * SQLite only. `normal` (default): WAL with `synchronous = NORMAL`, durable against power
-   * loss up to the last checkpoint. `process`: `synchronous = OFF`, every commit survives a
-   * crash or restart of the process but an OS crash or power loss may lose or damage the file;
-   * checkpoints then skip the fsyncs that otherwise stall the event loop for tens of ms every
-   * thousand pages. For the sandbox's test data, never for a merchant's.
+   * SQLite only; every level survives a crash or restart of the process. `full`:
+   * `synchronous = FULL`, each commit is on disk (fsync of the WAL) before it returns, so an OS
+   * crash or power loss loses nothing committed: for money (the BFF's default). `normal`
+   * (default here): `synchronous = NORMAL`, an OS crash or power loss may lose the commits since
+   * the last checkpoint (up to 1,000 WAL pages), never damage the file. `process`:
+   * `synchronous = OFF`, an OS crash or power loss may lose or damage the file; checkpoints
+   * then skip the fsyncs that otherwise stall the event loop for tens of ms every thousand
+   * pages. For the sandbox's test data, never for a merchant's.
    */
-  durability?: 'normal' | 'process';
+  durability?: 'full' | 'normal' | 'process';
   /**
    * PostgreSQL only (default on): the statements of `precompiled` queries are prepared by name
    * once per connection, so the server parses and plans them once instead of on every call.
@@ -90,7 +95,7 @@ export async function openDb<DB>({
   if (url !== ':memory:') mkdirSync(dirname(url), { recursive: true });
   const database = new SQLite(url);
   database.pragma('journal_mode = WAL');
-  database.pragma(durability === 'process' ? 'synchronous = OFF' : 'synchronous = NORMAL');
+  database.pragma(`synchronous = ${SYNCHRONOUS[durability]}`);
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   // Deleted and overwritten values are zeroed on disk, not left in free space.

@@ -200,7 +200,7 @@ describe('openDb durability', () => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  async function roundTrip(durability: 'normal' | 'process') {
+  async function roundTrip(durability: 'full' | 'normal' | 'process') {
     const dir = mkdtempSync(join(tmpdir(), 'db-durability-'));
     dirs.push(dir);
     const url = join(dir, 'x.sqlite');
@@ -217,7 +217,11 @@ describe('openDb durability', () => {
     return { synchronous: rows[0]!.synchronous, values: await values(opened) };
   }
 
-  it('normal (the default for merchants’ data) syncs at checkpoints', async () => {
+  it('full (the BFF’s default for merchants’ data) syncs every commit', async () => {
+    expect(await roundTrip('full')).toEqual({ synchronous: 2, values: ['kept'] });
+  });
+
+  it('normal syncs at checkpoints', async () => {
     expect(await roundTrip('normal')).toEqual({ synchronous: 1, values: ['kept'] });
   });
 
