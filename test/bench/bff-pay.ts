@@ -4,12 +4,15 @@
  * Every server is its own process on loopback: the sandbox as `npm run sandbox` starts it,
  * BFF instances as `npm run bff` does (the esbuild bundle, LOG_LEVEL=warn, no rate limit in
  * the way), PostgreSQL as a throwaway cluster (scripts/pg-cluster.mjs, as `npm run
- * test:postgres`: fsync off), a fresh database per configuration. In order:
+ * test:postgres` but with fsync and full-page writes on, as in production), a fresh database per
+ * configuration. Every store is durable as shipped: SQLite with `BFF_SQLITE_SYNC=full` (the
+ * default), PostgreSQL with fsync. In order:
  *
  *   sandbox direct   `POST /v1/payments` (credit, 1 installment, encryptedCard) with a Bearer
  *                    token, the body and headers the BFF's gateway client sends;
- *   BFF×1 SQLite, BFF×1 PostgreSQL, BFF×3 PostgreSQL (one store; this load generator sends
- *                    to the instances in turn, no balancer process in between).
+ *   BFF×1 SQLite, BFF×1 SQLite normal (`BFF_SQLITE_SYNC=normal`: what durability costs),
+ *   BFF×1 PostgreSQL, BFF×3 PostgreSQL (one store; this load generator sends to the
+ *                    instances in turn, no balancer process in between).
  *
  * One pay = what the shopper's frame does once the merchant has created the session:
  * `POST /checkout/api/pay` with the session's client secret, an Idempotency-Key and a credit
@@ -52,6 +55,8 @@ const PAYS_C1 = Number(process.env.BENCH_PAYS_C1 ?? 500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 3);
+/** The width of the configuration column. */
+const COL = 19;
 const WITH_PG = process.env.BENCH_PG !== '0';
 
 const client = benchClient(CONCURRENCY * 2);
@@ -157,7 +162,7 @@ const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '—');
 
 function printRun(r: Run): void {
   console.log(
-    `${r.config.padEnd(16)} c=${String(r.concurrency).padEnd(3)} ${String(r.n).padStart(5)} ` +
+    `${r.config.padEnd(COL)} c=${String(r.concurrency).padEnd(3)} ${String(r.n).padStart(5)} ` +
       `${(r.n / r.seconds).toFixed(0).padStart(6)}/s  p50 ${f2(percentile(r.lat, 50)).padStart(6)}  ` +
       `p99 ${f1(percentile(r.lat, 99)).padStart(6)}  BFF ${f2(r.bffCpu).padStart(5)}  ` +
       `sandbox ${f2(r.sandboxCpu).padStart(5)}  PG ${f2(r.pgCpu).padStart(5)}  ` +
@@ -193,8 +198,9 @@ async function main(): Promise<number> {
       `1 installment; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)} at the start`,
   );
   console.log(
-    'every process shares those cores: sandbox, BFF instances, PostgreSQL (fsync off, as in ' +
-      '`npm run test:postgres`) and this load generator (node:http, instances in turn, no balancer)',
+    'every process shares those cores: sandbox, BFF instances, PostgreSQL (fsync on) and this ' +
+      'load generator (node:http, instances in turn, no balancer); every BFF store is durable ' +
+      '(SQLite synchronous = FULL) but "SQLite normal"',
   );
   const dir = mkdtempSync(join(tmpdir(), 'bench-bff-pay-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -206,7 +212,8 @@ async function main(): Promise<number> {
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const { token, pem } = await sandboxCredentials(client, sandboxPort);
   if (WITH_PG && havePostgres()) {
-    pgCluster = await startPgCluster();
+    // Durable, as the SQLite store is by default (`npm run test:postgres` runs fsync off).
+    pgCluster = await startPgCluster({ extraOptions: '-c fsync=on -c full_page_writes=on' });
     cleanups.push(() => pgCluster?.stop());
   } else {
     console.log('PostgreSQL: not run (BENCH_PG=0 or initdb/pg_ctl not found)');
@@ -240,7 +247,7 @@ async function main(): Promise<number> {
   };
 
   console.log(
-    `\n${'config'.padEnd(16)} ${'conc'.padEnd(5)} ${'pays'.padStart(5)} ${'pays/s'.padStart(8)}  ` +
+    `\n${'config'.padEnd(COL)} ${'conc'.padEnd(5)} ${'pays'.padStart(5)} ${'pays/s'.padStart(8)}  ` +
       'latency ms        CPU ms per pay: BFF, sandbox, PostgreSQL, load generator; load avg 1 min',
   );
   await bench(directConfig(client, sandboxPort, token, pem));
@@ -267,6 +274,15 @@ async function main(): Promise<number> {
       sqliteCount(sqliteFile, succeeded),
     ),
   );
+  const normalFile = join(dir, 'bff-normal.sqlite');
+  await bench(
+    await bff(
+      'BFF×1 SQLite normal',
+      1,
+      { BFF_DB: normalFile, BFF_SQLITE_SYNC: 'normal' },
+      async () => sqliteCount(normalFile, succeeded),
+    ),
+  );
   if (pgCluster) {
     const one = await pgDatabase(pgCluster.url, 'bench_pg_1');
     await bench(await bff('BFF×1 PG', 1, { DATABASE_URL: one.url }, one.count));
@@ -284,7 +300,7 @@ async function main(): Promise<number> {
   );
   for (const s of sessions) {
     console.log(
-      `${s.config.padEnd(16)} ${String(s.n).padStart(5)} ${(s.n / s.seconds).toFixed(0).padStart(6)}/s  ` +
+      `${s.config.padEnd(COL)} ${String(s.n).padStart(5)} ${(s.n / s.seconds).toFixed(0).padStart(6)}/s  ` +
         `p50 ${f2(percentile(s.lat, 50))}  p99 ${f1(percentile(s.lat, 99))}  BFF CPU ${f2(s.bffCpu)} ms/session`,
     );
   }
