@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorItems, type ErrorItem } from '../lib/http';
 import { sha256Hex } from '../lib/secrets';
 import { changesOf, precompiled } from '../lib/precompiled';
+import { withoutWaitingForDisk } from '../lib/db-sync';
 import type { BffKysely } from './db';
 
 /** A stored answer: what the route replies, and replays for the same key. */
@@ -112,7 +113,9 @@ export async function runIdempotent(
     created_at: scope.at.toISOString(),
     expired: new Date(scope.at.getTime() - IDEMPOTENCY_TTL_MS).toISOString(),
   });
-  const claimed = (await changesOf(db, claim)) === 1;
+  // Not waited onto the disk: the commit of the work that acts on the claim (a pay's claim of
+  // its session) syncs it too; a claim lost with nothing after it lost nothing.
+  const claimed = (await withoutWaitingForDisk(db, (conn) => changesOf(conn, claim))) === 1;
   if (!claimed) {
     const row = await db
       .selectFrom('idempotency_keys')

@@ -110,6 +110,7 @@ export async function openDb<DB>({
   const db = new Kysely<DB>({ dialect });
   scopedDrivers.set(db, driver);
   sqliteHandles.set(db, database);
+  if (durability === 'full') fullSyncStores.add(db);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
@@ -132,6 +133,9 @@ function nameStatements(client: PoolClient): void {
 }
 
 const sqliteHandles = new WeakMap<object, SQLite.Database>();
+
+/** The SQLite stores opened with `durability: 'full'` (see server/lib/db-sync.ts). */
+export const fullSyncStores = new WeakSet<object>();
 
 /**
  * After a secret was cleared from a row (a PaRes once used): SQLite's WAL still holds the page

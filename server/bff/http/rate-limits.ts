@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Migration } from '../../lib/db';
 import { FixedWindowLimiter } from '../../lib/rate-limit';
 import { precompiled, rowsOf } from '../../lib/precompiled';
+import { withoutWaitingForDisk } from '../../lib/db-sync';
 
 /** Whether one more hit of `key` fits in its window, and if not, how long to wait. */
 export type RateVerdict = { ok: true } | { ok: false; retryAfterSeconds: number };
@@ -88,7 +89,10 @@ export function storeRateLimits(
   return {
     async hit(scope, key, limit, windowMs, now) {
       const ended = now - windowMs;
-      const [row] = await rowsOf(db, hitQ(db, { scope, key: key.slice(0, 64), now, ended }));
+      // A window lost to a power cut only lets a client a few calls more.
+      const [row] = await withoutWaitingForDisk(db, (conn) =>
+        rowsOf(conn, hitQ(conn, { scope, key: key.slice(0, 64), now, ended })),
+      );
       if (++hits % PRUNE_EVERY === 0) {
         await sql`delete from bff_rate_windows where window_start <= ${ended}`.execute(db);
       }
