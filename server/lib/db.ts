@@ -13,6 +13,7 @@ import {
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import type { PoolClient } from 'pg';
 import { precompiledTexts } from './precompiled';
+import { DurableCommits, durableStores, type SyncFile } from './db-sync';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -42,9 +43,10 @@ export interface OpenDbOptions {
    */
   cacheStatements?: boolean;
   /**
-   * SQLite only; every level survives a crash or restart of the process. `full`:
-   * `synchronous = FULL`, each commit is on disk (fsync of the WAL) before it returns, so an OS
-   * crash or power loss loses nothing committed: for money (the BFF's default). `normal`
+   * SQLite only; every level survives a crash or restart of the process. `full` (a file only):
+   * each commit is on disk before it returns, so an OS crash or power loss loses nothing
+   * committed: for money (the BFF's default). The fsync runs on the thread pool and is shared
+   * by the commits that wait at once (`DurableCommits`, server/lib/db-sync.ts). `normal`
    * (default here): `synchronous = NORMAL`, an OS crash or power loss may lose the commits since
    * the last checkpoint (up to 1,000 WAL pages), never damage the file. `process`:
    * `synchronous = OFF`, an OS crash or power loss may lose or damage the file; checkpoints
@@ -65,6 +67,8 @@ export interface OpenDbOptions {
    * another on the next query; without a listener node-postgres would crash the process.
    */
   onIdleConnectionError?: (err: Error) => void;
+  /** SQLite `full` only, for tests: how the WAL is made durable (default `fdatasync`). */
+  syncWal?: SyncFile;
 }
 
 export interface OpenedDb<DB> {
@@ -81,6 +85,7 @@ export async function openDb<DB>({
   durability = 'normal',
   namedStatements = true,
   onIdleConnectionError = () => {},
+  syncWal,
 }: OpenDbOptions): Promise<OpenedDb<DB>> {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { default: pg } = await import('pg');
@@ -95,13 +100,18 @@ export async function openDb<DB>({
   if (url !== ':memory:') mkdirSync(dirname(url), { recursive: true });
   const database = new SQLite(url);
   database.pragma('journal_mode = WAL');
-  database.pragma(`synchronous = ${SYNCHRONOUS[durability]}`);
+  const durable =
+    durability === 'full' && url !== ':memory:'
+      ? new DurableCommits(database, url, syncWal)
+      : undefined;
+  // A durable store syncs itself, off the event loop: the connection need not.
+  database.pragma(`synchronous = ${durable ? 'NORMAL' : SYNCHRONOUS[durability]}`);
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   // Deleted and overwritten values are zeroed on disk, not left in free space.
   database.pragma('secure_delete = ON');
   if (cacheStatements) cachePreparedStatements(database);
-  const driver = new ScopedSqliteDriver(new SqliteDialect({ database }).createDriver());
+  const driver = new ScopedSqliteDriver(new SqliteDialect({ database }).createDriver(), durable);
   const dialect = new (class extends SqliteDialect {
     override createDriver(): Driver {
       return driver;
@@ -110,8 +120,12 @@ export async function openDb<DB>({
   const db = new Kysely<DB>({ dialect });
   scopedDrivers.set(db, driver);
   sqliteHandles.set(db, database);
-  if (durability === 'full') fullSyncStores.add(db);
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  if (durable) durableStores.set(db, durable);
+  const close = async () => {
+    await db.destroy();
+    durable?.close();
+  };
+  return { db, dialect: 'sqlite', close };
 }
 
 /**
@@ -133,9 +147,6 @@ function nameStatements(client: PoolClient): void {
 }
 
 const sqliteHandles = new WeakMap<object, SQLite.Database>();
-
-/** The SQLite stores opened with `durability: 'full'` (see server/lib/db-sync.ts). */
-export const fullSyncStores = new WeakSet<object>();
 
 /**
  * After a secret was cleared from a row (a PaRes once used): SQLite's WAL still holds the page
@@ -193,7 +204,10 @@ const scopedDrivers = new WeakMap<object, ScopedSqliteDriver>();
 class ScopedSqliteDriver implements Driver {
   private initializing: Promise<void> | null = null;
 
-  constructor(private readonly inner: Driver) {}
+  constructor(
+    private readonly inner: Driver,
+    private readonly durable?: DurableCommits,
+  ) {}
 
   init(): Promise<void> {
     return (this.initializing ??= this.inner.init());
@@ -212,7 +226,8 @@ class ScopedSqliteDriver implements Driver {
       s.borrowed++;
       return s.connection;
     }
-    return this.inner.acquireConnection();
+    const connection = await this.inner.acquireConnection();
+    return this.durable ? this.durable.watch(connection) : connection;
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -222,7 +237,10 @@ class ScopedSqliteDriver implements Driver {
       if (s.borrowed === 0) s.drained?.();
       return;
     }
+    const mustSync = this.durable?.take(connection) ?? false;
     await this.inner.releaseConnection(connection);
+    // Released first: the next user runs while this one waits for the disk.
+    if (mustSync) await this.durable!.sync();
   }
 
   async beginTransaction(
@@ -363,6 +381,13 @@ class ScopedSqliteDriver implements Driver {
       return;
     } finally {
       await this.inner.releaseConnection(connection);
+    }
+    try {
+      if (ran.length > 0) await this.durable?.sync();
+    } catch (err) {
+      // Committed but not known to be on disk: no flow is told it is done.
+      for (const r of ran) r.job.reject(err);
+      return;
     }
     for (const r of ran) {
       if (r.ok) r.job.resolve(r.value);

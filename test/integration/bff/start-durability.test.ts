@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readBffEnv } from '../../../server/bff/env';
 import { startBff, type StartedBff } from '../../../server/bff/start';
+import { durableStores } from '../../../server/lib/db-sync';
 
 /**
- * The BFF's SQLite commits are on disk before they return (`synchronous = FULL`) unless the
- * operator chose otherwise: an OS crash or power loss must not forget a charge the gateway
- * made, nor reopen a session that was paid.
+ * The BFF's SQLite commits are on disk before they return (durable commits, a WAL fsync each
+ * commit waits for) unless the operator chose otherwise: an OS crash or power loss must not
+ * forget a charge the gateway made, nor reopen a session that was paid.
  */
 
 const started: StartedBff[] = [];
@@ -19,7 +20,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function synchronousOf(extra: Record<string, string>): Promise<number> {
+async function durabilityOf(extra: Record<string, string>): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'bff-sync-'));
   dirs.push(dir);
   const env = readBffEnv({
@@ -31,13 +32,16 @@ async function synchronousOf(extra: Record<string, string>): Promise<number> {
   const s = await startBff(env, { serve: () => {} });
   started.push(s);
   const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(s.bff.ctx.db);
-  return rows[0]!.synchronous;
+  const durable = durableStores.has(s.bff.ctx.db);
+  return `${durable ? 'durable commits' : 'no fsync of its own'}, synchronous ${rows[0]!.synchronous}`;
 }
 
 describe('the BFF store durability', () => {
-  it('is FULL by default and NORMAL when BFF_SQLITE_SYNC=normal', async () => {
-    expect(await synchronousOf({})).toBe(2);
-    expect(await synchronousOf({ BFF_SQLITE_SYNC: 'normal' })).toBe(1);
+  it('syncs each commit by default, only at checkpoints when BFF_SQLITE_SYNC=normal', async () => {
+    expect(await durabilityOf({})).toBe('durable commits, synchronous 1');
+    expect(await durabilityOf({ BFF_SQLITE_SYNC: 'normal' })).toBe(
+      'no fsync of its own, synchronous 1',
+    );
     expect(() => readBffEnv({ BFF_SQLITE_SYNC: 'off' })).toThrow(/BFF_SQLITE_SYNC/);
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDb, type OpenedDb } from '../../../server/lib/db';
+import { inOneTransaction, openDb, type OpenedDb } from '../../../server/lib/db';
 import { withoutWaitingForDisk } from '../../../server/lib/db-sync';
 
 interface Db {
@@ -17,70 +17,153 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function store(durability: 'full' | 'normal'): Promise<Kysely<Db>> {
+/**
+ * A store whose WAL syncs are counted and held until `release()`: what a durable commit
+ * waits for is visible. `log` gets 'sync started' when one begins.
+ */
+async function store(durability: 'full' | 'normal', log: string[] = []) {
   const dir = mkdtempSync(join(tmpdir(), 'db-sync-'));
   dirs.push(dir);
-  const o = await openDb<Db>({ url: join(dir, 'x.sqlite'), durability });
+  let open: () => void = () => {};
+  let gate = Promise.resolve();
+  const syncs = { n: 0 };
+  const o = await openDb<Db>({
+    url: join(dir, 'x.sqlite'),
+    durability,
+    syncWal: async () => {
+      syncs.n++;
+      log.push('sync started');
+      await gate;
+    },
+  });
   opened.push(o);
   await o.db.schema
     .createTable('t')
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('v', 'text', (c) => c.notNull())
     .execute();
-  return o.db;
+  return {
+    db: o.db,
+    syncs,
+    hold() {
+      gate = new Promise<void>((r) => (open = r));
+    },
+    release: () => open(),
+  };
 }
 
-const synchronous = async (db: Kysely<Db>) =>
-  (await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]!.synchronous;
+const insert = (db: Kysely<Db>, id: number) =>
+  db
+    .insertInto('t')
+    .values({ id, v: `v${id}` })
+    .execute();
+const tick = () => new Promise((r) => setTimeout(r, 20));
 
-describe('withoutWaitingForDisk', () => {
-  it('writes without fsync inside, and every other use of the store waits and syncs', async () => {
-    const db = await store('full');
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
+describe('durable commits (SQLite `full`)', () => {
+  it('a write returns only once a WAL sync that began after it ends; a read waits for none', async () => {
+    const log: string[] = [];
+    const s = await store('full', log);
+    const before = s.syncs.n;
+    s.hold();
+    const write = insert(s.db, 1).then(() => log.push('write returned'));
+    await tick();
+    expect(log.at(-1)).toBe('sync started');
+    expect(log).not.toContain('write returned');
+    // The connection is free meanwhile: others read (and write) while the disk works.
+    expect(await s.db.selectFrom('t').select('v').execute()).toEqual([{ v: 'v1' }]);
+    s.release();
+    await write;
+    expect(log.at(-1)).toBe('write returned');
+    const afterWrite = s.syncs.n;
+    expect(afterWrite).toBeGreaterThan(before);
+    await s.db.selectFrom('t').selectAll().execute();
+    expect(s.syncs.n).toBe(afterWrite);
+    expect(
+      (await sql<{ synchronous: number }>`pragma synchronous`.execute(s.db)).rows[0]!.synchronous,
+    ).toBe(1);
+  });
+
+  it('writes that land while a sync runs share the next one', async () => {
+    const s = await store('full');
+    s.hold();
+    const first = insert(s.db, 1);
+    await tick();
+    const started = s.syncs.n;
+    const rest = Array.from({ length: 20 }, (_, i) => insert(s.db, i + 2));
+    await tick();
+    expect(s.syncs.n).toBe(started);
+    s.release();
+    await Promise.all([first, ...rest]);
+    // The one running, then one more for the twenty that came while it ran.
+    expect(s.syncs.n).toBe(started + 1);
+    expect(
+      await s.db
+        .selectFrom('t')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .execute(),
+    ).toEqual([{ n: 21 }]);
+  });
+
+  it('a transaction waits once, at its end; a group of flows resolves after its sync', async () => {
+    const s = await store('full');
+    const base = s.syncs.n;
+    await s.db.transaction().execute(async (trx) => {
+      await insert(trx, 1);
+      await insert(trx, 2);
+    });
+    expect(s.syncs.n).toBe(base + 1);
+    s.hold();
     const order: string[] = [];
-    const light = withoutWaitingForDisk(db, async (conn) => {
-      await conn.insertInto('t').values({ id: 1, v: 'window' }).execute();
-      const inside = await synchronous(conn);
-      await held;
-      order.push('light done');
-      return inside;
-    });
-    // A money write started meanwhile: it must not commit while fsync is off.
-    const money = db.transaction().execute(async (trx) => {
-      order.push('money began');
-      await trx.insertInto('t').values({ id: 2, v: 'charge' }).execute();
-      return synchronous(trx);
-    });
-    await new Promise((r) => setTimeout(r, 30));
-    release();
-    expect(await light).toBe(1);
-    expect(await money).toBe(2);
-    expect(order).toEqual(['light done', 'money began']);
-    expect(await synchronous(db)).toBe(2);
-    expect((await db.selectFrom('t').select('v').orderBy('id').execute()).map((r) => r.v)).toEqual([
-      'window',
-      'charge',
-    ]);
+    const flows = [3, 4].map((id) =>
+      inOneTransaction(s.db, () => insert(s.db, id)).then(() => order.push(`flow ${id}`)),
+    );
+    await tick();
+    expect(order).toEqual([]);
+    s.release();
+    await Promise.all(flows);
+    expect(order.sort()).toEqual(['flow 3', 'flow 4']);
   });
 
-  it('turns fsync back on when the work throws', async () => {
-    const db = await store('full');
+  it('writes through withoutWaitingForDisk do not wait; a failed sync fails the write', async () => {
+    const s = await store('full');
+    const base = s.syncs.n;
+    await withoutWaitingForDisk(s.db, (conn) => insert(conn, 1));
+    expect(s.syncs.n).toBe(base);
+    await insert(s.db, 2);
+    expect(s.syncs.n).toBe(base + 1);
+
+    const dir = mkdtempSync(join(tmpdir(), 'db-sync-'));
+    dirs.push(dir);
+    const failing = await openDb<Db>({
+      url: join(dir, 'y.sqlite'),
+      durability: 'full',
+      syncWal: () => Promise.reject(new Error('EIO: the disk said no')),
+    });
+    opened.push(failing);
     await expect(
-      withoutWaitingForDisk(db, async () => {
-        throw new Error('boom');
-      }),
-    ).rejects.toThrow('boom');
-    expect(await synchronous(db)).toBe(2);
+      failing.db.schema.createTable('u').addColumn('id', 'integer').execute(),
+    ).rejects.toThrow('EIO');
   });
 
-  it('leaves other stores and transactions as they are', async () => {
-    const normal = await store('normal');
-    expect(await withoutWaitingForDisk(normal, (conn) => synchronous(conn))).toBe(1);
-    const full = await store('full');
-    const inTx = await full
-      .transaction()
-      .execute((trx) => withoutWaitingForDisk(trx, (conn) => synchronous(conn)));
-    expect(inTx).toBe(2);
+  it('a write queued behind a hold that needs no fsync still waits for its own', async () => {
+    const s = await store('full');
+    const base = s.syncs.n;
+    s.hold();
+    const light = withoutWaitingForDisk(s.db, (conn) => insert(conn, 1));
+    let done = false;
+    const heavy = insert(s.db, 2).then(() => (done = true));
+    await light;
+    await tick();
+    expect(done).toBe(false);
+    s.release();
+    await heavy;
+    expect(s.syncs.n).toBe(base + 1);
+  });
+
+  it('a normal store syncs nothing of its own', async () => {
+    const s = await store('normal');
+    await insert(s.db, 1);
+    await withoutWaitingForDisk(s.db, (conn) => insert(conn, 2));
+    expect(s.syncs.n).toBe(0);
   });
 });
