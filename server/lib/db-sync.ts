@@ -26,8 +26,12 @@ function readOnly(database: SQLite.Database, sql: string): boolean {
   }
 }
 
-/** Sent by `withoutWaitingForDisk` on the held connection; never reaches SQLite. */
-const NO_FSYNC = CompiledQuery.raw('-- card-checkout: these writes need no fsync');
+/**
+ * Sent by `withoutWaitingForDisk` on the held connection: a watched connection takes it as the
+ * mark and runs nothing; inside an `inOneTransaction` flow (whose group syncs once, at its
+ * commit) it reaches SQLite and does nothing.
+ */
+const NO_FSYNC = CompiledQuery.raw('select 1 -- card-checkout: these writes need no fsync');
 
 /**
  * Every commit of a SQLite store on disk before it returns, with the fsyncs off the event

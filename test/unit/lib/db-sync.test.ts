@@ -160,6 +160,14 @@ describe('durable commits (SQLite `full`)', () => {
     expect(s.syncs.n).toBe(base + 1);
   });
 
+  it('withoutWaitingForDisk inside a grouped flow joins the group, synced at its commit', async () => {
+    const s = await store('full');
+    const base = s.syncs.n;
+    await inOneTransaction(s.db, () => withoutWaitingForDisk(s.db, (conn) => insert(conn, 1)));
+    expect(s.syncs.n).toBe(base + 1);
+    expect(await s.db.selectFrom('t').select('v').execute()).toEqual([{ v: 'v1' }]);
+  });
+
   it('a normal store syncs nothing of its own', async () => {
     const s = await store('normal');
     await insert(s.db, 1);
