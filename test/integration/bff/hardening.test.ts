@@ -61,6 +61,8 @@ describe('webhook receiver body limit', () => {
       ...chunked(64 * 1024),
     } as RequestInit);
     expect(res.status).toBe(413);
+    // The rest of the upload is not read: the socket must not carry another request.
+    expect(res.headers.get('connection')).toBe('close');
     expect(await res.json()).toEqual([{ tag: 'body', description: expect.any(String) }]);
   });
 });
