@@ -200,7 +200,7 @@ async function main(): Promise<number> {
   console.log(
     'every process shares those cores: sandbox, BFF instances, PostgreSQL (fsync on) and this ' +
       'load generator (node:http, instances in turn, no balancer); every BFF store is durable ' +
-      '(SQLite synchronous = FULL) but "SQLite normal"',
+      '(SQLite: each commit synced before it returns) but "SQLite normal"',
   );
   const dir = mkdtempSync(join(tmpdir(), 'bench-bff-pay-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
