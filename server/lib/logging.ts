@@ -1,4 +1,4 @@
-import pino, { type Bindings, type Level, type Logger, type LoggerOptions } from 'pino';
+import pino, { type Bindings, type Logger, type LoggerOptions } from 'pino';
 
 /**
  * Paths redacted wherever they appear in a log object. Card data and secrets never reach a
@@ -48,7 +48,6 @@ export function createLogger(
   return destination ? pino(opts, destination) : pino(opts);
 }
 
-const LEVELS = new Set<string>(['fatal', 'error', 'warn', 'info', 'debug', 'trace']);
 const ignore = () => {};
 
 /** Per lazy logger, the real logger whose level it has (asking it makes nothing). */
@@ -64,7 +63,7 @@ function lazy(make: () => Logger, levels: Logger): Logger {
         return (bindings: Bindings, options?: pino.ChildLoggerOptions) =>
           options ? real().child(bindings, options) : lazy(() => real().child(bindings), levels);
       }
-      if (typeof prop === 'string' && LEVELS.has(prop) && !levels.isLevelEnabled(prop as Level)) {
+      if (typeof prop === 'string' && prop in pino.levels.values && !levels.isLevelEnabled(prop)) {
         return ignore;
       }
       const logger = real();

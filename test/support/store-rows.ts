@@ -4,6 +4,38 @@ import { insertAttempt, insertSession, type AttemptInsert } from '../../server/b
 
 export const SEED_AT = '2026-11-25T10:00:00.000Z';
 
+/** An attempt `id` of session `sessionId`, R$ 10,00 credit, waiting for the gateway. */
+export function attemptRow(
+  id: string,
+  sessionId: string,
+  overrides: Partial<AttemptInsert> = {},
+): AttemptInsert {
+  return {
+    id,
+    session_id: sessionId,
+    method: 'credit',
+    status: 'unknown',
+    failure_code: null,
+    return_code: null,
+    payment_id: null,
+    nsu: null,
+    authorization_code: null,
+    subscription_id: null,
+    amount: 1000,
+    installments: 1,
+    created_at: SEED_AT,
+    updated_at: SEED_AT,
+    canceled_at: null,
+    gateway_reference: `ref-${sessionId}`,
+    billing_id: null,
+    billing_status: null,
+    billing_amount: null,
+    card_brand: 'visa',
+    card_last4: '2701',
+    ...overrides,
+  };
+}
+
 /**
  * An open credit session `id` of R$ 10,00 written straight to the store, with one attempt
  * `pa_<id>` (waiting for the gateway unless `attempt` says otherwise): for tests of the store
@@ -34,28 +66,5 @@ export async function seedSessionWithAttempt(
     expires_at: SEED_AT,
     metadata_json: null,
   });
-  await insertAttempt(db, {
-    id: `pa_${id}`,
-    session_id: id,
-    method: 'credit',
-    status: 'unknown',
-    failure_code: null,
-    return_code: null,
-    payment_id: null,
-    nsu: null,
-    authorization_code: null,
-    subscription_id: null,
-    amount: 1000,
-    installments: 1,
-    created_at: SEED_AT,
-    updated_at: SEED_AT,
-    canceled_at: null,
-    gateway_reference: `ref-${id}`,
-    billing_id: null,
-    billing_status: null,
-    billing_amount: null,
-    card_brand: 'visa',
-    card_last4: '2701',
-    ...attempt,
-  });
+  await insertAttempt(db, attemptRow(`pa_${id}`, id, attempt));
 }

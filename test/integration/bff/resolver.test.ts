@@ -3,6 +3,7 @@ import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import { inboxDb } from '../../../server/bff/webhooks/store';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
 import { encryptWithKey, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { attemptRow } from '../../support/store-rows';
 
 // A BFF whose gateway calls give up after 400 ms, and a helper BFF on the same sandbox that
 // reads the card key (the slow one would time out fetching it).
@@ -228,27 +229,16 @@ describe('timed-out payments settled from the reconciliation ledger', () => {
     const now = new Date().toISOString();
     await slow.bff.ctx.db
       .insertInto('payment_attempts')
-      .values({
-        id: 'pa_unique_index_probe',
-        session_id: other.id,
-        method: 'credit',
-        status: 'unknown',
-        failure_code: null,
-        return_code: null,
-        payment_id: null,
-        nsu: null,
-        authorization_code: null,
-        subscription_id: null,
-        amount: 1_111,
-        installments: 1,
-        created_at: now,
-        updated_at: now,
-        canceled_at: null,
-        gateway_reference: 'probe',
-        billing_id: null,
-        billing_status: null,
-        billing_amount: null,
-      })
+      .values(
+        attemptRow('pa_unique_index_probe', other.id, {
+          amount: 1_111,
+          created_at: now,
+          updated_at: now,
+          gateway_reference: 'probe',
+          card_brand: null,
+          card_last4: null,
+        }),
+      )
       .execute();
     const codAuth = (
       await slow.request('GET', `/v1/checkout-sessions/${a.id}`, { headers: merchant })
