@@ -12,7 +12,7 @@ import { BFF_MIGRATIONS } from './migrations';
 import type { BffGateway } from './gateway-port';
 import { clientAddressReader } from './http/client-address';
 import { maxBody } from '../lib/body-limit';
-import { requestContext } from './http/middleware';
+import { answersAfterDisk, requestContext } from './http/middleware';
 import { baselineSecurityHeaders } from './http/security-headers';
 import { checkoutApiRoutes, checkoutPageRoutes } from './routes/checkout';
 import { healthRoutes } from './routes/health';
@@ -76,6 +76,8 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     .use('/checkout/*', maxBody(32 * 1024))
     // A notification is a few hundred bytes; counted as read, so chunked bodies are held too.
     .use('/webhooks/*', maxBody(16 * 1024))
+    .use('/v1/*', answersAfterDisk(deps.db))
+    .use('/checkout/*', answersAfterDisk(deps.db))
     .route('/', healthRoutes(ctx))
     .route('/', openApiRoutes(ctx))
     .route('/v1', merchantRoutes(ctx))

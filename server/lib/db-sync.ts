@@ -48,12 +48,20 @@ export class DurableCommits {
   private next: Promise<void> | null = null;
   private readonly held = new WeakMap<DatabaseConnection, Held>();
   private readonly watched = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  /** Commits a read may have seen (this process's that wait for the disk, other processes'). */
+  private commits = 0;
+  /** How many of those a finished fsync covers. */
+  private covered = 0;
+  /** `data_version` when last looked at: it moves when another process commits to the file. */
+  private version: number;
 
   constructor(
     private readonly database: SQLite.Database,
     private readonly file: string,
     private readonly syncFile: SyncFile = fdatasyncAsync,
-  ) {}
+  ) {
+    this.version = this.dataVersion();
+  }
 
   /** `connection`, noting whether what runs on it writes. */
   watch(connection: DatabaseConnection): DatabaseConnection {
@@ -89,7 +97,24 @@ export class DurableCommits {
     const wait = state.wrote && !state.light;
     state.wrote = false;
     state.light = false;
+    if (wait) this.commits++;
     return wait;
+  }
+
+  /**
+   * Resolves once every commit a read so far may have seen is on disk: at once when no fsync
+   * is owed, else after one that began now. Readers see a commit before its fsync (its writer
+   * waits, they do not), so whoever answers someone from a read waits for this first: what the
+   * store told nobody can vanish in a power cut, what it told someone cannot. Another
+   * process's commits to the same file count too.
+   */
+  settled(): Promise<void> {
+    const version = this.dataVersion();
+    if (version !== this.version) {
+      this.version = version;
+      this.commits++;
+    }
+    return this.covered >= this.commits ? Promise.resolve() : this.sync();
   }
 
   /** Resolves once an fsync of the WAL that started after this call has finished. */
@@ -110,10 +135,20 @@ export class DurableCommits {
     this.fd = null;
   }
 
+  private dataVersion(): number {
+    return this.database.pragma('data_version', { simple: true }) as number;
+  }
+
   private start(): Promise<void> {
-    const p = this.flush().finally(() => {
-      if (this.running === p) this.running = null;
-    });
+    // The WAL is written in order: an fsync covers every commit made before it began.
+    const upTo = this.commits;
+    const p = this.flush()
+      .then(() => {
+        if (upTo > this.covered) this.covered = upTo;
+      })
+      .finally(() => {
+        if (this.running === p) this.running = null;
+      });
     this.running = p;
     return p;
   }
@@ -135,6 +170,15 @@ export class DurableCommits {
 
 /** The durable-commit keeper of each store opened with `durability: 'full'`. */
 export const durableStores = new WeakMap<object, DurableCommits>();
+
+/**
+ * Resolves once what a read of `db` may have seen is on disk (`DurableCommits.settled`): for
+ * an answer made of reads alone. At once on any other store: PostgreSQL shows a commit only
+ * once it is durable, and a SQLite store opened `normal` made no such promise.
+ */
+export function readsSettled(db: object): Promise<void> {
+  return durableStores.get(db)?.settled() ?? Promise.resolve();
+}
 
 /**
  * Runs `fn` with `db`'s own connection held, its writes not waiting for the disk: for writes

@@ -10,6 +10,7 @@ import type { BffDb } from '../../server/bff/db';
 import { createGatewayClient } from '../../server/gateway/client';
 import { OffsetClock } from '../../server/lib/clock';
 import { openDb } from '../../server/lib/db';
+import type { SyncFile } from '../../server/lib/db-sync';
 import { createLogger } from '../../server/lib/logging';
 import { DEFAULT_CLIENT } from '../../server/sandbox/clients';
 import { startSandbox, type TestSandbox } from './sandbox';
@@ -152,6 +153,8 @@ export async function startBff(
     dbUrl?: string;
     /** Per-call timeout of the gateway client (10 s by default). */
     gatewayTimeoutMs?: number;
+    /** A SQLite file store only: durable commits (as the BFF runs), their WAL syncs through this. */
+    syncWal?: SyncFile;
   } = {},
 ): Promise<TestBff> {
   const sandbox = opts.sandbox ?? (await startSandbox());
@@ -165,7 +168,10 @@ export async function startBff(
     },
   });
   const logger: Logger = createLogger({ level: 'debug', name: 'bff', destination });
-  const { db, close: closeDb } = await openDb<BffDb>({ url: await testDbUrl(opts.dbUrl) });
+  const { db, close: closeDb } = await openDb<BffDb>({
+    url: await testDbUrl(opts.dbUrl),
+    ...(opts.syncWal ? { durability: 'full' as const, syncWal: opts.syncWal } : {}),
+  });
   const holder: { fetch: (req: Request, env?: unknown) => Response | Promise<Response> } = {
     fetch: () => new Response('starting', { status: 503 }),
   };

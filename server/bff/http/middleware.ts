@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock';
 import { errorResponse } from '../../lib/http';
 import { prefixedId } from '../../lib/ids';
+import { readsSettled } from '../../lib/db-sync';
 import { lazyChild } from '../../lib/logging';
 import type { BffEnv } from '../context';
 import type { RateLimits } from './rate-limits';
@@ -86,5 +87,20 @@ export function rateLimit(opts: {
       );
     }
     await next();
+  };
+}
+
+/**
+ * A read answers only what the store will still say after a power cut: on a durable SQLite
+ * store a commit is visible before its fsync ends (its writer waits, readers do not), so a
+ * GET waits, after its handler, until what it could have read is on disk (`readsSettled`; at
+ * once when nothing is owed, and on PostgreSQL). Without it, a merchant could list an event
+ * whose row a power cut then takes back, and later receive the same fact under a new id.
+ * Writes wait for their own commits already.
+ */
+export function answersAfterDisk(db: object): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') await readsSettled(db);
   };
 }

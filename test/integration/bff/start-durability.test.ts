@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readBffEnv } from '../../../server/bff/env';
 import { startBff, type StartedBff } from '../../../server/bff/start';
 import { durableStores } from '../../../server/lib/db-sync';
+import { MERCHANT_SECRET, startBff as startTestBff, type TestBff } from '../../support/bff';
 
 /**
  * The BFF's SQLite commits are on disk before they return (durable commits, a WAL fsync each
@@ -13,7 +14,7 @@ import { durableStores } from '../../../server/lib/db-sync';
  * forget a charge the gateway made, nor reopen a session that was paid.
  */
 
-const started: StartedBff[] = [];
+const started: (StartedBff | TestBff)[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
   for (const s of started.splice(0)) await s.close();
@@ -43,5 +44,55 @@ describe('the BFF store durability', () => {
       'no fsync of its own, synchronous 1',
     );
     expect(() => readBffEnv({ BFF_SQLITE_SYNC: 'off' })).toThrow(/BFF_SQLITE_SYNC/);
+  });
+});
+
+describe('answers made of reads', () => {
+  it('a GET waits until what it could read is on disk; with nothing owed, for no fsync', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bff-reads-'));
+    dirs.push(dir);
+    let gate = Promise.resolve();
+    let open = () => {};
+    let syncs = 0;
+    const t = await startTestBff({
+      dbUrl: join(dir, 'bff.sqlite'),
+      syncWal: async () => {
+        syncs++;
+        await gate;
+      },
+    });
+    started.push(t);
+    const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
+    const s = await t.createSession({ amount: 1234 });
+    const order: string[] = [];
+
+    gate = new Promise<void>((r) => (open = r));
+    // Committed (the session expired, its event written), its fsync held: the write waits...
+    const expire = t
+      .request('POST', `/v1/checkout-sessions/${s.id}/expire`, { headers: merchant })
+      .then((a) => (order.push('expire answered'), a));
+    await new Promise((r) => setTimeout(r, 50));
+    // ...and so does a read that may have seen it, though its own query ran at once.
+    const list = t
+      .request('GET', '/v1/events', { headers: merchant })
+      .then((a) => (order.push('list answered'), a));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(order).toEqual([]);
+    open();
+    const [expired, listed] = await Promise.all([expire, list]);
+    expect(expired.status).toBe(200);
+    expect(listed.status).toBe(200);
+    const events = (listed.body as { data: { type: string; data: { id: string } }[] }).data;
+    expect(events.map((e) => `${e.type} ${e.data.id}`)).toContain(
+      `checkout_session.expired ${s.id}`,
+    );
+
+    // Everything read is on disk already: the next read answers without one.
+    const before = syncs;
+    expect((await t.request('GET', '/v1/events', { headers: merchant })).status).toBe(200);
+    expect(
+      (await t.request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant })).status,
+    ).toBe(200);
+    expect(syncs).toBe(before);
   });
 });

@@ -1,10 +1,11 @@
+import SQLite from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inOneTransaction, openDb, type OpenedDb } from '../../../server/lib/db';
-import { withoutWaitingForDisk } from '../../../server/lib/db-sync';
+import { readsSettled, withoutWaitingForDisk } from '../../../server/lib/db-sync';
 
 interface Db {
   t: { id: number; v: string };
@@ -27,8 +28,9 @@ async function store(durability: 'full' | 'normal', log: string[] = []) {
   let open: () => void = () => {};
   let gate = Promise.resolve();
   const syncs = { n: 0 };
+  const file = join(dir, 'x.sqlite');
   const o = await openDb<Db>({
-    url: join(dir, 'x.sqlite'),
+    url: file,
     durability,
     syncWal: async () => {
       syncs.n++;
@@ -44,6 +46,7 @@ async function store(durability: 'full' | 'normal', log: string[] = []) {
     .execute();
   return {
     db: o.db,
+    file,
     syncs,
     hold() {
       gate = new Promise<void>((r) => (open = r));
@@ -168,10 +171,41 @@ describe('durable commits (SQLite `full`)', () => {
     expect(await s.db.selectFrom('t').select('v').execute()).toEqual([{ v: 'v1' }]);
   });
 
+  it('a read settles once what it could see is on disk: a held commit, another process', async () => {
+    const s = await store('full');
+    await insert(s.db, 1);
+    const base = s.syncs.n;
+    // Everything committed is synced: nothing owed, no fsync.
+    await readsSettled(s.db);
+    expect(s.syncs.n).toBe(base);
+
+    s.hold();
+    const write = insert(s.db, 2);
+    await tick();
+    let settled = false;
+    const read = readsSettled(s.db).then(() => (settled = true));
+    await tick();
+    expect(settled).toBe(false);
+    s.release();
+    await Promise.all([write, read]);
+    expect(settled).toBe(true);
+
+    // Another process commits to the same file: its commit is owed too, once.
+    const other = new SQLite(s.file);
+    other.prepare('insert into t (id, v) values (3, ?)').run('v3');
+    other.close();
+    const before = s.syncs.n;
+    await readsSettled(s.db);
+    expect(s.syncs.n).toBe(before + 1);
+    await readsSettled(s.db);
+    expect(s.syncs.n).toBe(before + 1);
+  });
+
   it('a normal store syncs nothing of its own', async () => {
     const s = await store('normal');
     await insert(s.db, 1);
     await withoutWaitingForDisk(s.db, (conn) => insert(conn, 2));
+    await readsSettled(s.db);
     expect(s.syncs.n).toBe(0);
   });
 });
