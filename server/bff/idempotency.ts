@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorItems, type ErrorItem } from '../lib/http';
 import { sha256Hex } from '../lib/secrets';
 import { changesOf, precompiled } from '../lib/precompiled';
-import { withoutWaitingForDisk } from '../lib/db-sync';
+import { readsSettled, withoutWaitingForDisk } from '../lib/db-sync';
 import type { BffKysely } from './db';
 
 /** A stored answer: what the route replies, and replays for the same key. */
@@ -151,6 +151,8 @@ export async function runIdempotent(
         ],
       };
     }
+    // The answer may have committed a moment ago, its fsync still running: not shown before.
+    await readsSettled(db);
     return {
       kind: 'replay',
       answer: {

@@ -1,10 +1,13 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { BffDb } from '../../../server/bff/db';
 import { runIdempotent, type StoredAnswer } from '../../../server/bff/idempotency';
 import { BFF_MIGRATIONS } from '../../../server/bff/migrations';
-import { migrate } from '../../../server/lib/db';
+import { migrate, openDb } from '../../../server/lib/db';
 
 /**
  * A pay's answer is stored under its Idempotency-Key by the transaction that makes it true
@@ -98,5 +101,41 @@ describe('runIdempotent with an answer kept in the work’s transaction', () => 
     await runIdempotent(db, scope('key-kept-4'), () => Promise.resolve(answer));
     expect(answerUpdates()).toBe(1);
     expect((await stored('key-kept-4'))?.response_status).toBe(409);
+  });
+});
+
+describe('a replay on a durable store', () => {
+  it('shows a stored answer only once the commit that stored it is on disk', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'idem-durable-'));
+    let gate = Promise.resolve();
+    let open = () => {};
+    const o = await openDb<BffDb>({
+      url: join(dir, 'bff.sqlite'),
+      durability: 'full',
+      syncWal: () => gate,
+    });
+    try {
+      await migrate(o.db, BFF_MIGRATIONS);
+      const answer: StoredAnswer = { status: 200, body: { status: 'succeeded', paymentId: 'p9' } };
+      const order: string[] = [];
+      gate = new Promise<void>((r) => (open = r));
+      // The outcome commits with its answer; its fsync is held.
+      const first = runIdempotent(o.db, scope('key-durable-1'), async (keeper) => {
+        await o.db.transaction().execute((trx) => keeper.keep(trx, answer));
+        return answer;
+      }).then((out) => (order.push('first'), out));
+      await new Promise((r) => setTimeout(r, 30));
+      const replay = runIdempotent(o.db, scope('key-durable-1'), () => {
+        throw new Error('a replay runs no work');
+      }).then((out) => (order.push('replay'), out));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(order).toEqual([]);
+      open();
+      expect(await first).toEqual({ kind: 'fresh', answer });
+      expect(await replay).toEqual({ kind: 'replay', answer });
+    } finally {
+      await o.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
