@@ -52,6 +52,8 @@ test.describe('subscription checkout', () => {
     const succeeded = await checkout.waitForEvent('checkout-succeeded');
     expect(succeeded.amount).toBe(3990);
     expect(succeeded.subscriptionId).toMatch(/^[0-9a-f-]{36}$/);
+    // The first billing's charge: a payment id (TID) the merchant can look up like any other.
+    expect(succeeded.paymentId).toMatch(/^\d{20}$/);
     const subscriptionId = succeeded.subscriptionId!;
 
     await order.expectPaid();
