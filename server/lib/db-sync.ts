@@ -97,8 +97,13 @@ export class DurableCommits {
     const wait = state.wrote && !state.light;
     state.wrote = false;
     state.light = false;
-    if (wait) this.commits++;
+    if (wait) this.committed();
     return wait;
+  }
+
+  /** Counts a commit that waits for the disk: a read that saw it owes an fsync that covers it. */
+  committed(): void {
+    this.commits++;
   }
 
   /**

@@ -370,6 +370,7 @@ class ScopedSqliteDriver implements Driver {
         if (ran.length >= GROUP_MAX) break;
       }
       await this.inner.commitTransaction(connection);
+      if (ran.length > 0) this.durable?.committed();
     } catch (err) {
       // BEGIN, a savepoint or COMMIT failed: nothing of the group is durable. A BEGIN that
       // fails before any flow ran fails every waiting flow (the database is unusable); taking

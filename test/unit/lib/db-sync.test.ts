@@ -190,6 +190,17 @@ describe('durable commits (SQLite `full`)', () => {
     await Promise.all([write, read]);
     expect(settled).toBe(true);
 
+    // A grouped flow's commit is owed the same way until its group's sync ends.
+    s.hold();
+    const grouped = inOneTransaction(s.db, () => insert(s.db, 4));
+    await tick();
+    let groupSettled = false;
+    const groupRead = readsSettled(s.db).then(() => (groupSettled = true));
+    await tick();
+    expect(groupSettled).toBe(false);
+    s.release();
+    await Promise.all([grouped, groupRead]);
+
     // Another process commits to the same file: its commit is owed too, once.
     const other = new SQLite(s.file);
     other.prepare('insert into t (id, v) values (3, ?)').run('v3');
