@@ -251,8 +251,7 @@ async function main(): Promise<number> {
   const sessions: SessionRun[] = [];
   const mismatches: string[] = [];
   let paysMade = 0;
-  let round = 1;
-  const bench = async (config: Config) => {
+  const bench = async (config: Config, round: number) => {
     // Per instance: each process's V8 optimizes its own hot paths.
     const warmup = WARMUP * Math.max(1, config.bffPids().length);
     const warm = await measure(config, await config.prepare(warmup), CONCURRENCY, failures, round);
@@ -301,18 +300,19 @@ async function main(): Promise<number> {
       onExit: (stop) => cleanups.push(stop),
     });
   const succeeded = "select count(*) as n from payment_attempts where status = 'succeeded'";
-  for (; round <= ROUNDS; round++) {
-    if (ROUNDS > 1) console.log(`round ${round} of ${ROUNDS}`);
-    await oneRound(round);
+  for (let r = 1; r <= ROUNDS; r++) {
+    if (ROUNDS > 1) console.log(`round ${r} of ${ROUNDS}`);
+    await oneRound(r);
   }
 
   async function oneRound(r: number): Promise<void> {
-    await bench(directConfig(client, sandboxPort, token, pem));
+    await bench(directConfig(client, sandboxPort, token, pem), r);
     const sqliteFile = join(dir, `bff-${r}.sqlite`);
     await bench(
       await bff('BFF×1 SQLite', 1, { BFF_DB: sqliteFile }, async () =>
         sqliteCount(sqliteFile, succeeded),
       ),
+      r,
     );
     const normalFile = join(dir, `bff-normal-${r}.sqlite`);
     await bench(
@@ -322,15 +322,17 @@ async function main(): Promise<number> {
         { BFF_DB: normalFile, BFF_SQLITE_SYNC: 'normal' },
         async () => sqliteCount(normalFile, succeeded),
       ),
+      r,
     );
     if (pgCluster) {
       const one = await pgDatabase(pgCluster.url, `bench_pg_1_r${r}`);
-      await bench(await bff('BFF×1 PG', 1, { DATABASE_URL: one.url }, one.count));
+      await bench(await bff('BFF×1 PG', 1, { DATABASE_URL: one.url }, one.count), r);
       // BENCH_INSTANCES=1: the one-instance configuration above is all there is.
       if (INSTANCES > 1) {
         const many = await pgDatabase(pgCluster.url, `bench_pg_${INSTANCES}_r${r}`);
         await bench(
           await bff(`BFF×${INSTANCES} PG`, INSTANCES, { DATABASE_URL: many.url }, many.count),
+          r,
         );
       }
     }
