@@ -97,7 +97,7 @@ test('credit in installments: the order page repeats brand, last four and the pl
   );
 });
 
-test('the challenge dialog (screenshot for the README)', async ({ checkout, page }) => {
+test('the challenge dialog (screenshot for docs/demo.md)', async ({ checkout, page }) => {
   await checkout.payWith({ number: CARDS.challenge }, 'debit');
   await checkout.challenge.expectOpen();
   await checkout.challenge.acsFrame();

@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { join } from 'node:path';
 
-/** Where the e2e run leaves pictures of what a shopper sees (linked from the README). */
+/** Where the e2e run leaves pictures of what a shopper sees (linked from docs/demo.md). */
 export const SCREENSHOTS_DIR = join('test-results', 'screenshots');
 
 /** The whole page, or (for the modal challenge dialog) what the viewport shows. */
