@@ -318,4 +318,19 @@ export const bffMigrations: Migration[] = [
       }
     },
   },
+  {
+    name: 'bff_0011_open_expiry_sweep_only',
+    async up(db) {
+      // A claim names its session and `status = 'open'`, which satisfied this index's old
+      // predicate too: PostgreSQL, before the first ANALYZE of a table growing fast (a new
+      // store's first sale), costed walking every open session through it as cheap as the
+      // primary key and chose it (500–1,100 buffers per claim in the pay bench, growing with
+      // the open sessions). `expires_at is not null` is implied only by a query that bounds
+      // `expires_at` — the expiry sweep — so a lookup by id can no longer pick this index.
+      await db.schema.dropIndex('checkout_sessions_open_expiry').execute();
+      await sql`create index checkout_sessions_open_expiry on checkout_sessions (expires_at) where status = 'open' and expires_at is not null`.execute(
+        db,
+      );
+    },
+  },
 ];

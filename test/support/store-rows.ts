@@ -36,15 +36,11 @@ export function attemptRow(
   };
 }
 
-/**
- * An open credit session `id` of R$ 10,00 written straight to the store, with one attempt
- * `pa_<id>` (waiting for the gateway unless `attempt` says otherwise): for tests of the store
- * itself, below the HTTP API.
- */
-export async function seedSessionWithAttempt(
+/** An open credit session `id` of R$ 10,00, expiring at `expiresAt`, written straight to the store. */
+export async function seedOpenSession(
   db: Kysely<BffDb>,
   id: string,
-  attempt: Partial<AttemptInsert> = {},
+  expiresAt = SEED_AT,
 ): Promise<void> {
   await insertSession(db, {
     id,
@@ -63,8 +59,21 @@ export async function seedSessionWithAttempt(
     attempts_used: 0,
     created_at: SEED_AT,
     updated_at: SEED_AT,
-    expires_at: SEED_AT,
+    expires_at: expiresAt,
     metadata_json: null,
   });
+}
+
+/**
+ * An open credit session `id` of R$ 10,00 written straight to the store, with one attempt
+ * `pa_<id>` (waiting for the gateway unless `attempt` says otherwise): for tests of the store
+ * itself, below the HTTP API.
+ */
+export async function seedSessionWithAttempt(
+  db: Kysely<BffDb>,
+  id: string,
+  attempt: Partial<AttemptInsert> = {},
+): Promise<void> {
+  await seedOpenSession(db, id);
   await insertAttempt(db, attemptRow(`pa_${id}`, id, attempt));
 }

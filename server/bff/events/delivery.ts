@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { MS } from '../../lib/clock';
 import { exchange, keepAliveAgents, type KeepAliveAgents } from '../../lib/http-exchange';
 import type { BffContext } from '../context';
-import { eventsDb, type EventRow } from './store';
+import { claimEventQuery, dueEventsQuery, eventsDb, nextRetryQuery, type EventRow } from './store';
 
 /**
  * Pause after each failed attempt of a series (Stripe-like); past the last, every 12 h. The
@@ -114,11 +114,7 @@ export class EventDelivery {
    * maintenance round kicks too), so a 5 s retry does not wait for the next round.
    */
   private async wakeForNextRetry(): Promise<void> {
-    const next = await eventsDb(this.ctx.db)
-      .selectFrom('bff_events')
-      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-      .where('delivery_status', '=', 'pending')
-      .executeTakeFirst();
+    const next = await nextRetryQuery(this.ctx.db).executeTakeFirst();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (!next?.at || this.stopped) return;
@@ -210,15 +206,7 @@ export class EventDelivery {
   /** Up to `BATCH` due events that no live claim holds, the longest waiting first. */
   private async due(): Promise<EventRow[]> {
     const now = this.ctx.clock.now().toISOString();
-    return eventsDb(this.ctx.db)
-      .selectFrom('bff_events')
-      .selectAll()
-      .where('delivery_status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-      .orderBy('next_attempt_at')
-      .limit(BATCH)
-      .execute();
+    return dueEventsQuery(this.ctx.db, now, BATCH).execute();
   }
 
   /**
@@ -227,17 +215,7 @@ export class EventDelivery {
    */
   private async claimRow(row: EventRow): Promise<string | null> {
     const until = new Date(this.ctx.clock.now().getTime() + this.claimMs()).toISOString();
-    const res = await eventsDb(this.ctx.db)
-      .updateTable('bff_events')
-      .set({ claimed_until: until })
-      .where('id', '=', row.id)
-      .where('delivery_status', '=', 'pending')
-      .where((eb) =>
-        row.claimed_until === null
-          ? eb('claimed_until', 'is', null)
-          : eb('claimed_until', '=', row.claimed_until),
-      )
-      .executeTakeFirst();
+    const res = await claimEventQuery(this.ctx.db, row, until).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1 ? until : null;
   }
 

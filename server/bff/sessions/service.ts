@@ -1,4 +1,5 @@
 import { randomHex } from '../../lib/ids';
+import { rowsOf } from '../../lib/precompiled';
 import { constantTimeEqual, sha256Hex } from '../../lib/secrets';
 import type { ErrorItem } from '../../lib/http';
 import type {
@@ -19,6 +20,7 @@ import {
   findSession,
   findSucceededAttempt,
   insertSession,
+  openSessionsDueQ,
   sessionMethods,
   transitionChallenge,
   updateAttempt,
@@ -237,13 +239,7 @@ export async function expireSession(
  */
 export async function expireDueSessions(ctx: BffContext, limit = 500): Promise<number> {
   const now = ctx.clock.now();
-  const due = await ctx.db
-    .selectFrom('checkout_sessions')
-    .select('id')
-    .where('status', '=', 'open')
-    .where('expires_at', '<=', now.toISOString())
-    .limit(limit)
-    .execute();
+  const due = await rowsOf(ctx.db, openSessionsDueQ(ctx.db, { now: now.toISOString(), limit }));
   let n = 0;
   for (const { id } of due) {
     const moved = await transitionSession(ctx, id, 'open', 'expired', now, {

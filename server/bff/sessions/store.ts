@@ -58,6 +58,20 @@ export async function setFrameAccept(db: BffKysely, id: string, accept: string):
     .execute();
 }
 
+/**
+ * Open sessions whose time ran out (the maintenance round's expiry sweep), at most `limit`.
+ * The status is written into the statement, not bound: only then can the store prove the
+ * query stays within `checkout_sessions_open_expiry` (a partial index) and walk just that.
+ */
+export const openSessionsDueQ = precompiled((db: BffKysely, p: { now: string; limit: number }) =>
+  db
+    .selectFrom('checkout_sessions')
+    .select('id')
+    .where('status', '=', sql.lit('open'))
+    .where('expires_at', '<=', p.now)
+    .limit(p.limit),
+);
+
 // ---------------------------------------------------------------- attempts
 
 const ATTEMPT_COLUMNS = {
@@ -106,7 +120,7 @@ const ATTEMPT_CASTS: Partial<Record<keyof AttemptRow, string>> = {
  * as one statement (a data-modifying `WITH`), atomic without a transaction. Use
  * `claimForAttempt` (sessions/transition.ts), which picks this or a transaction.
  */
-const claimWithAttemptQ = precompiled(
+export const claimWithAttemptQ = precompiled(
   (db: BffKysely, p: BffDb['payment_attempts'] & { at: string }) => ({
     compile: () =>
       sql`with moved as (

@@ -2,10 +2,21 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BffDb } from '../../../server/bff/db';
 import { BFF_MIGRATIONS } from '../../../server/bff/migrations';
-import { insertEvent } from '../../../server/bff/events/store';
+import {
+  claimEventQuery,
+  dueEventsQuery,
+  insertEvent,
+  nextRetryQuery,
+} from '../../../server/bff/events/store';
 import { isPostgres, migrate, openDb, type OpenedDb } from '../../../server/lib/db';
 import { testDbUrl } from '../../support/bff';
-import { SEED_AT, seedSessionWithAttempt } from '../../support/store-rows';
+import { claimWithAttemptQ, openSessionsDueQ } from '../../../server/bff/sessions/store';
+import {
+  attemptRow,
+  SEED_AT,
+  seedOpenSession,
+  seedSessionWithAttempt,
+} from '../../support/store-rows';
 
 /**
  * The attempt's gateway ids (payment id, NSU) are indexed only once the gateway gave them: an
@@ -42,8 +53,17 @@ async function migrated(): Promise<Kysely<BffDb>> {
   return o.db;
 }
 
-/** How the store would run a query: SQLite's query plan, or PostgreSQL's with no seq scan. */
-async function planOf(db: Kysely<BffDb>, text: string, params: unknown[]): Promise<string> {
+/**
+ * How the store would run a query: SQLite's query plan, or PostgreSQL's with no seq scan —
+ * `generic`: the plan of a statement prepared by name once it stops re-planning per call
+ * (`plan_cache_mode`), which cannot look at the parameters' values.
+ */
+async function planOf(
+  db: Kysely<BffDb>,
+  text: string,
+  params: unknown[],
+  opts: { generic?: boolean } = {},
+): Promise<string> {
   if (!isPostgres(db)) {
     const r = await db.executeQuery<{ detail: string }>(
       CompiledQuery.raw(`explain query plan ${text.replace(/\$\d+/g, '?')}`, params),
@@ -52,9 +72,22 @@ async function planOf(db: Kysely<BffDb>, text: string, params: unknown[]): Promi
   }
   return db.transaction().execute(async (trx) => {
     await sql`set local enable_seqscan = off`.execute(trx);
-    const r = await trx.executeQuery<{ 'QUERY PLAN': string }>(
-      CompiledQuery.raw(`explain ${text}`, params),
-    );
+    let explain = CompiledQuery.raw(`explain ${text}`, params);
+    if (opts.generic) {
+      await sql`set local plan_cache_mode = force_generic_plan`.execute(trx);
+      await trx.executeQuery(CompiledQuery.raw(`prepare planned as ${text}`));
+      // EXECUTE takes its arguments as literals, not bound parameters.
+      const args = params.map((v) =>
+        v === null
+          ? 'null'
+          : typeof v === 'number'
+            ? String(v)
+            : `'${String(v).replace(/'/g, "''")}'`,
+      );
+      explain = CompiledQuery.raw(`explain execute planned(${args.join(', ')})`);
+    }
+    const r = await trx.executeQuery<{ 'QUERY PLAN': string }>(explain);
+    if (opts.generic) await trx.executeQuery(CompiledQuery.raw('deallocate planned'));
     return r.rows.map((row) => row['QUERY PLAN']).join('\n');
   });
 }
@@ -113,6 +146,72 @@ describe('event indexes', () => {
     if (!isPostgres(db)) {
       // The whole table sorted for every page is what the indexes are for.
       for (const plan of [all, typed]) expect(plan).not.toContain('TEMP B-TREE');
+    }
+  });
+});
+
+describe('event delivery indexes', () => {
+  /**
+   * A delivery claim names its event and `delivery_status = 'pending'`, which also satisfied
+   * the old predicate of `bff_events_due`: PostgreSQL walked every pending event to find one.
+   */
+  it('a claim finds its event by primary key; what is due and the next retry use bff_events_due', async () => {
+    const db = await migrated();
+    for (let i = 0; i < 200; i++) {
+      await insertEvent(db, {
+        type: 'checkout_session.succeeded',
+        data: { i },
+        sessionId: `cs_${i}`,
+        dedupKey: `k${i}`,
+        at: new Date(Date.parse(SEED_AT) + i * 1000),
+        deliver: true,
+      });
+    }
+    const [first] = await sql<{ id: string }>`select id from bff_events limit 1`
+      .execute(db)
+      .then((r) => r.rows);
+    // These statements are not prepared by name: each call is planned with its values.
+    const claim = claimEventQuery(db, { id: first!.id, claimed_until: null }, SEED_AT).compile();
+    const plan = await planOf(db, claim.sql, [...claim.parameters]);
+    expect(plan).not.toContain('bff_events_due');
+    expect(plan).toMatch(isPostgres(db) ? /bff_events_pkey/ : /sqlite_autoindex_bff_events_1/);
+    for (const q of [dueEventsQuery(db, SEED_AT, 50).compile(), nextRetryQuery(db).compile()]) {
+      expect(await planOf(db, q.sql, [...q.parameters])).toContain('bff_events_due');
+    }
+  });
+});
+
+describe('session indexes', () => {
+  /**
+   * A claim names its session and `status = 'open'`, which also satisfies the predicate of
+   * `checkout_sessions_open_expiry`. PostgreSQL, before its first ANALYZE of a table that
+   * grew fast (a new store's first sale), costed a walk of every open session through that
+   * index as cheap as the primary key, and took it: hundreds of buffers per claim in the
+   * bench, growing with the open sessions.
+   */
+  it('a claim finds its session by primary key; the expiry sweep walks only open sessions', async () => {
+    const db = await migrated();
+    for (let i = 0; i < 200; i++) {
+      await seedOpenSession(
+        db,
+        `cs_${String(i).padStart(4, '0')}`,
+        `2026-11-25T1${i % 10}:00:00.000Z`,
+      );
+    }
+    const sweep = openSessionsDueQ(db, { now: '2026-11-25T12:30:00.000Z', limit: 500 });
+    expect(await planOf(db, sweep.sql, [...sweep.parameters])).toContain(
+      'checkout_sessions_open_expiry',
+    );
+    if (!isPostgres(db)) return;
+    const claim = claimWithAttemptQ(db, { ...attemptRow('pa_claim', 'cs_0100'), at: SEED_AT });
+    for (const generic of [false, true]) {
+      const plan = await planOf(db, claim.sql, [...claim.parameters], { generic });
+      expect(plan).toContain('checkout_sessions_pkey');
+      expect(plan).not.toContain('open_expiry');
+      // Hot statements are prepared by name: their generic plan must keep the index too.
+      expect(await planOf(db, sweep.sql, [...sweep.parameters], { generic })).toContain(
+        'checkout_sessions_open_expiry',
+      );
     }
   });
 });
