@@ -3,7 +3,7 @@ import { MS } from '../../lib/clock';
 import type { Billing, ConcilSummaryRow } from '../../gateway/schemas';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure } from '../sessions/service';
-import { findSession } from '../sessions/store';
+import { findSession, unknownAttemptsQuery } from '../sessions/store';
 import { webhookReceiverOf } from '../webhooks/receiver';
 import { pruneIdempotencyKeys } from '../idempotency';
 import { acquireLease } from '../leases';
@@ -68,27 +68,7 @@ export async function resolveUnknownAttempts(
   const settled = now.getTime() - (opts.settleAfterMs ?? MS.minute);
   const stranded = now.getTime() - (opts.strandedAfterMs ?? DEFAULT_STRANDED_MS);
   const since = new Date(now.getTime() - (opts.lookbackMs ?? 7 * MS.day)).toISOString();
-  const candidates = await ctx.db
-    .selectFrom('payment_attempts as a')
-    .innerJoin('checkout_sessions as s', 's.id', 'a.session_id')
-    .select([
-      'a.id',
-      'a.session_id',
-      'a.amount',
-      'a.created_at',
-      'a.updated_at',
-      'a.gateway_reference',
-      's.plan_id',
-      's.status as session_status',
-    ])
-    .where('a.status', '=', 'unknown')
-    // Attempts made before references named one attempt cannot be proven: left alone.
-    .where('a.gateway_reference', 'is not', null)
-    .where('s.status', 'in', ['pending', 'processing'])
-    .where('a.created_at', '>=', since)
-    .orderBy('a.created_at')
-    .limit(200)
-    .execute();
+  const candidates = await unknownAttemptsQuery(ctx.db, since).execute();
   const unknown = candidates.filter((a) => {
     const age = Date.parse(a.updated_at);
     return a.session_status === 'pending' ? age <= settled : age <= stranded;

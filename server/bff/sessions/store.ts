@@ -176,6 +176,46 @@ export async function findSucceededAttempt(
     .executeTakeFirst();
 }
 
+/**
+ * The resolver's candidates (payments/resolver.ts): attempts still `unknown` made since `since`,
+ * the oldest 200, with their session's plan and status. Answered from
+ * `payment_attempts_unknown`, which holds only the attempts waiting for an answer: a
+ * maintenance round costs the same after a million payments as after ten.
+ */
+export function unknownAttemptsQuery(db: BffKysely, since: string) {
+  return (
+    db
+      .selectFrom('payment_attempts as a')
+      .innerJoin('checkout_sessions as s', 's.id', 'a.session_id')
+      .select([
+        'a.id',
+        'a.session_id',
+        'a.amount',
+        'a.created_at',
+        'a.updated_at',
+        'a.gateway_reference',
+        's.plan_id',
+        's.status as session_status',
+      ])
+      .where('a.status', '=', sql.lit('unknown'))
+      // Attempts made before references named one attempt cannot be proven: left alone.
+      .where('a.gateway_reference', 'is not', null)
+      .where('s.status', 'in', ['pending', 'processing'])
+      .where('a.created_at', '>=', since)
+      .orderBy('a.created_at')
+      .limit(200)
+  );
+}
+
+/** Whether any attempt made a subscription (answered from `payment_attempts_subscription`). */
+export function anySubscriptionAttemptQuery(db: BffKysely) {
+  return db
+    .selectFrom('payment_attempts')
+    .select('id')
+    .where('subscription_id', 'is not', null)
+    .limit(1);
+}
+
 // ---------------------------------------------------------------- challenges
 
 export async function insertChallenge(db: BffKysely, row: BffDb['challenges']): Promise<void> {

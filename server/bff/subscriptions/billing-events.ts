@@ -3,6 +3,7 @@ import type { BffContext } from '../context';
 import { eventDeliveryOf } from '../events/delivery';
 import { insertEvent } from '../events/store';
 import { classifyGatewayError } from '../payments/outcomes';
+import { anySubscriptionAttemptQuery } from '../sessions/store';
 
 /** Billing pages read per round (newest first, the gateway's maximum page). */
 const PAGE = 100;
@@ -24,12 +25,7 @@ function billingEventType(status: Billing['status']): 'billing.paid' | 'billing.
  */
 export async function recordBillingEvents(ctx: BffContext): Promise<number> {
   let added = 0;
-  const any = await ctx.db
-    .selectFrom('payment_attempts')
-    .select('id')
-    .where('subscription_id', 'is not', null)
-    .limit(1)
-    .executeTakeFirst();
+  const any = await anySubscriptionAttemptQuery(ctx.db).executeTakeFirst();
   if (!any) return 0;
   try {
     for (let page = 1; page <= MAX_PAGES; page++) {
