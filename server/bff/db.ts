@@ -352,4 +352,17 @@ export const bffMigrations: Migration[] = [
         .execute();
     },
   },
+  {
+    name: 'bff_0013_challenges_by_session',
+    async up(db) {
+      // A session in `challenge` looks its challenges up on every frame request, pay and
+      // merchant read (sessions/service.ts): without this, a read of every challenge ever
+      // made, growing with each 3-D Secure payment.
+      await db.schema
+        .createIndex('challenges_session')
+        .on('challenges')
+        .column('session_id')
+        .execute();
+    },
+  },
 ];

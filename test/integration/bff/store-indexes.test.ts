@@ -15,6 +15,7 @@ import {
   claimWithAttemptQ,
   openSessionsDueQ,
   unknownAttemptsQuery,
+  insertChallenge,
 } from '../../../server/bff/sessions/store';
 import {
   attemptRow,
@@ -253,5 +254,42 @@ describe('maintenance round indexes', () => {
     expect(plan).toMatch(
       isPostgres(db) ? /payment_attempts_pkey/ : /sqlite_autoindex_payment_attempts_1/,
     );
+  });
+});
+
+describe('challenge indexes', () => {
+  it("a session's challenges are found by its id, not by reading every challenge", async () => {
+    const db = await migrated();
+    for (let i = 0; i < 30; i++) {
+      await seedSessionWithAttempt(db, `cs_${i}`);
+      await insertChallenge(db, {
+        id: `ch_${i}`,
+        session_id: `cs_${i}`,
+        attempt_id: `pa_cs_${i}`,
+        md: `md_${i}`,
+        acs_url: 'https://acs.example/challenge',
+        pareq: 'pareq',
+        authentication_transaction_id: `auth_${i}`,
+        code_3ds: '1',
+        fingerprint: 'fp',
+        cardholder_name: 'MARIA SILVA',
+        brand: 'visa',
+        installments: 1,
+        window_size: '05',
+        status: i % 2 ? 'pending' : 'completed',
+        pares: null,
+        created_at: SEED_AT,
+        expires_at: SEED_AT,
+        answered_at: null,
+      });
+    }
+    // The shape of sessions/service.ts's and payments/pay.ts's lookups.
+    const live = db
+      .selectFrom('challenges')
+      .select(['id', 'attempt_id', 'expires_at'])
+      .where('session_id', '=', 'cs_7')
+      .where('status', 'in', ['pending', 'answered'])
+      .compile();
+    expect(await planOf(db, live.sql, [...live.parameters])).toContain('challenges_session');
   });
 });
