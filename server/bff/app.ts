@@ -61,7 +61,13 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     clock: deps.clock ?? systemClock,
     logger: deps.logger ?? silentLogger,
     fetch: deps.fetch ?? fetch,
-    clientAddress: clientAddressReader(config.trustProxy),
+    clientAddress: clientAddressReader(config.trustProxy, () =>
+      (deps.logger ?? silentLogger).warn(
+        { event: 'proxy.untrusted' },
+        'requests carry X-Forwarded-For but BFF_TRUST_PROXY names no proxy: every client ' +
+          'behind that proxy shares its address and its rate limits (see "Running behind a proxy")',
+      ),
+    ),
     rateLimits: deps.rateLimits ?? storeRateLimits(deps.db),
   };
 

@@ -16,7 +16,16 @@ export type TrustProxy = false | number | readonly string[];
  * trusted proxies only. The leftmost entries are whatever the client wrote, so they are never
  * believed unless every hop after them is trusted.
  */
-export function clientAddressReader(trust: TrustProxy): (c: Context) => string | undefined {
+export function clientAddressReader(
+  trust: TrustProxy,
+  /**
+   * Told once, the first time a request carries `X-Forwarded-For` while no proxy is trusted:
+   * behind a load balancer that is a misconfiguration in which every shopper shares the
+   * balancer's address, and so its rate limits.
+   */
+  onUntrustedForward: () => void = () => {},
+): (c: Context) => string | undefined {
+  let warned = false;
   const trustFn =
     trust === false || trust === 0
       ? () => false
@@ -31,8 +40,14 @@ export function clientAddressReader(trust: TrustProxy): (c: Context) => string |
       peer = undefined;
     }
     if (!peer) return undefined;
-    if (trust === false || trust === 0) return peer;
     const xff = c.req.header('x-forwarded-for');
+    if (trust === false || trust === 0) {
+      if (!warned && xff !== undefined) {
+        warned = true;
+        onUntrustedForward();
+      }
+      return peer;
+    }
     const req = {
       connection: { remoteAddress: peer },
       socket: { remoteAddress: peer },

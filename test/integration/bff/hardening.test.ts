@@ -116,6 +116,7 @@ describe('client address behind a proxy', () => {
       // The attacker rotates the entry it controls; the proxy appends the real address.
       expect((await from('2.2.2.2, 203.0.113.7')).status).toBe(429);
       expect((await from('203.0.113.8')).status).toBe(400);
+      expect(proxied.logs.some((l) => l.includes('"proxy.untrusted"'))).toBe(false);
     } finally {
       await proxied.close();
     }
@@ -132,6 +133,12 @@ describe('client address behind a proxy', () => {
         });
       expect((await from('198.51.100.1')).status).toBe(400);
       expect((await from('198.51.100.2')).status).toBe(429);
+      // Behind a balancer this is a misconfiguration: said once, not per request.
+      const warnings = direct.logs.filter((l) => l.includes('"proxy.untrusted"'));
+      expect(warnings).toHaveLength(1);
+      const line = JSON.parse(warnings[0]!) as { level: number; msg: string };
+      expect(line.level).toBe(40);
+      expect(line.msg).toMatch(/BFF_TRUST_PROXY/);
     } finally {
       await direct.close();
     }
