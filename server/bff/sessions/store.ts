@@ -207,12 +207,18 @@ export function unknownAttemptsQuery(db: BffKysely, since: string) {
   );
 }
 
-/** Whether any attempt made a subscription (answered from `payment_attempts_subscription`). */
+/**
+ * Whether any attempt made a subscription, from `payment_attempts_subscription`. The ORDER BY
+ * is what the index gives for free: without it PostgreSQL, on a table not analyzed yet, read
+ * the whole table hoping to stop at an early match (26 ms at 300,000 attempts, none a
+ * subscription).
+ */
 export function anySubscriptionAttemptQuery(db: BffKysely) {
   return db
     .selectFrom('payment_attempts')
-    .select('id')
+    .select('subscription_id')
     .where('subscription_id', 'is not', null)
+    .orderBy('subscription_id')
     .limit(1);
 }
 
