@@ -62,7 +62,7 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     logger: deps.logger ?? silentLogger,
     fetch: deps.fetch ?? fetch,
     clientAddress: clientAddressReader(config.trustProxy, () =>
-      (deps.logger ?? silentLogger).warn(
+      ctx.logger.warn(
         { event: 'proxy.untrusted' },
         'requests carry X-Forwarded-For but BFF_TRUST_PROXY names no proxy: every client ' +
           'behind that proxy shares its address and its rate limits (see "Running behind a proxy")',

@@ -179,27 +179,22 @@ describe('durable commits (SQLite `full`)', () => {
     await readsSettled(s.db);
     expect(s.syncs.n).toBe(base);
 
-    s.hold();
-    const write = insert(s.db, 2);
-    await tick();
-    let settled = false;
-    const read = readsSettled(s.db).then(() => (settled = true));
-    await tick();
-    expect(settled).toBe(false);
-    s.release();
-    await Promise.all([write, read]);
-    expect(settled).toBe(true);
-
+    // With the fsync held while `write` commits, a read started then settles only after it.
+    const readWaitsFor = async (write: () => Promise<unknown>) => {
+      s.hold();
+      const written = write();
+      await tick();
+      let settled = false;
+      const read = readsSettled(s.db).then(() => (settled = true));
+      await tick();
+      expect(settled).toBe(false);
+      s.release();
+      await Promise.all([written, read]);
+      expect(settled).toBe(true);
+    };
+    await readWaitsFor(() => insert(s.db, 2));
     // A grouped flow's commit is owed the same way until its group's sync ends.
-    s.hold();
-    const grouped = inOneTransaction(s.db, () => insert(s.db, 4));
-    await tick();
-    let groupSettled = false;
-    const groupRead = readsSettled(s.db).then(() => (groupSettled = true));
-    await tick();
-    expect(groupSettled).toBe(false);
-    s.release();
-    await Promise.all([grouped, groupRead]);
+    await readWaitsFor(() => inOneTransaction(s.db, () => insert(s.db, 4)));
 
     // Another process commits to the same file: its commit is owed too, once.
     const other = new SQLite(s.file);
