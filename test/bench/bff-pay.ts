@@ -23,7 +23,9 @@
  *
  * CPU per pay: utime + stime of /proc/<pid>/stat around the timed phase, for the BFF
  * processes, the sandbox, and PostgreSQL (postmaster, its live and exited backends); the load
- * generator's own (this process) beside them. All share the machine's cores.
+ * generator's own (this process) beside them. All share the machine's cores. Per pay too, and
+ * not moved by the machine's load: the BFF processes' write calls and bytes (/proc/<pid>/io),
+ * and PostgreSQL's writing transactions and WAL bytes (transaction ids and WAL position).
  * Prints figures and targets; exits non-zero only if a pay did not succeed or the charges
  * counted in the sandbox and the BFF stores do not match the pays made.
  * Env: BENCH_PAYS (3000 at concurrency 32), BENCH_PAYS_C1 (500 at concurrency 1),
@@ -36,6 +38,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { havePostgres, startPgCluster, type PgCluster } from '../../scripts/pg-cluster.mjs';
 import { freePort } from '../support/child-server';
 import { benchClient, percentile, type Answer } from './lib/http';
@@ -49,7 +52,7 @@ import {
   type Item,
   type Timed,
 } from './lib/pay-configs';
-import { cpuMs, treeCpuMs } from './lib/proc';
+import { cpuMs, treeCpuMs, writeWork } from './lib/proc';
 import { sandboxCredentials, startSandboxProcess } from './lib/sandbox-process';
 
 const PAYS = Number(process.env.BENCH_PAYS ?? 3000);
@@ -77,6 +80,21 @@ interface Run extends Timed {
   pgCpu: number;
   genCpu: number;
   load: number;
+  /** Per pay, figures the machine's load does not move (see `Work`). */
+  work: Work;
+}
+
+/**
+ * Per pay: the BFF processes' write calls and KB passed to them (SQLite's WAL frames, two
+ * calls each, and checkpoints; each PostgreSQL query is one call; plus the HTTP answer and the
+ * gateway request), and on PostgreSQL the transactions that wrote (xids taken) and the WAL
+ * the cluster wrote.
+ */
+interface Work {
+  writeCalls: number;
+  writeKB: number;
+  pgWrites: number;
+  pgWalKB: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -105,6 +123,18 @@ process.on('SIGINT', () => {
 let sandboxPid = 0;
 let pgCluster: PgCluster | null = null;
 const pgCpu = () => (pgCluster ? treeCpuMs(pgCluster.pid()) : 0);
+/** A connection to the cluster for its counters (not the BFF's database). */
+let pgAdmin: pg.Client | null = null;
+
+/** The cluster's WAL position and next transaction id: both only grow. */
+async function pgCounters(): Promise<{ wal: number; xid: number }> {
+  if (!pgAdmin) return { wal: 0, xid: 0 };
+  const r = await pgAdmin.query<{ wal: string; xid: string }>(
+    "select (pg_current_wal_lsn() - '0/0')::text as wal, " +
+      'pg_snapshot_xmax(pg_current_snapshot())::text as xid',
+  );
+  return { wal: Number(r.rows[0]!.wal), xid: Number(r.rows[0]!.xid) };
+}
 
 // ---------------------------------------------------------------------------------------------
 // The load: bounded loops over prepared items
@@ -120,7 +150,8 @@ async function measure(
   let next = 0;
   let failed = 0;
   const pids = config.bffPids();
-  const before = { bff: cpuMs(pids), sb: cpuMs([sandboxPid]), pg: pgCpu() };
+  const pg0 = config.postgres ? await pgCounters() : null;
+  const before = { bff: cpuMs(pids), sb: cpuMs([sandboxPid]), pg: pgCpu(), io: writeWork(pids) };
   const gen0 = process.cpuUsage();
   const t0 = performance.now();
   const worker = async () => {
@@ -144,6 +175,8 @@ async function measure(
   const gen = process.cpuUsage(gen0);
   const n = items.length;
   failures.n += failed;
+  const io = writeWork(pids);
+  const pg1 = pg0 ? await pgCounters() : null;
   return {
     config: config.name,
     round,
@@ -157,6 +190,13 @@ async function measure(
     pgCpu: (pgCpu() - before.pg) / n,
     genCpu: (gen.user + gen.system) / 1000 / n,
     load: loadavg()[0]!,
+    work: {
+      writeCalls: (io.calls - before.io.calls) / n,
+      writeKB: (io.bytes - before.io.bytes) / 1024 / n,
+      // Reading the next xid takes none, so the readings add nothing to the count.
+      pgWrites: pg0 && pg1 ? (pg1.xid - pg0.xid) / n : NaN,
+      pgWalKB: pg0 && pg1 ? (pg1.wal - pg0.wal) / 1024 / n : NaN,
+    },
   };
 }
 
@@ -196,6 +236,30 @@ function printRun(r: Run): void {
       `gen ${f2(r.genCpu).padStart(5)}  load ${r.load.toFixed(2)}` +
       (r.failures ? `  FAILED ${r.failures}` : ''),
   );
+}
+
+/** The per-pay work of each configuration and concurrency (medians over the rounds). */
+function printWork(all: Run[]): void {
+  console.log(
+    "\nper pay, whatever the machine's load: the BFF's write calls and KB written (files and " +
+      'sockets); PostgreSQL: transactions that wrote, KB of WAL',
+  );
+  const seen = new Set<string>();
+  for (const r of all) {
+    const k = `${r.config} ${r.concurrency}`;
+    if (seen.has(k) || r.config === 'sandbox direct') continue;
+    seen.add(k);
+    const of = all.filter((x) => x.config === r.config && x.concurrency === r.concurrency);
+    const m = (f: (w: Work) => number) => median(of.map((x) => f(x.work)));
+    const pgPart = Number.isFinite(m((w) => w.pgWrites))
+      ? `  PG writes ${f1(m((w) => w.pgWrites)).padStart(4)}  WAL ${f1(m((w) => w.pgWalKB)).padStart(5)} KB`
+      : '';
+    console.log(
+      `${r.config.padEnd(COL)} c=${String(r.concurrency).padEnd(3)} ` +
+        `write calls ${f1(m((w) => w.writeCalls)).padStart(5)}  ` +
+        `written ${f1(m((w) => w.writeKB)).padStart(6)} KB${pgPart}`,
+    );
+  }
 }
 
 function target(name: string, value: string, goal: string, met: boolean | null): void {
@@ -242,6 +306,9 @@ async function main(): Promise<number> {
     // Durable, as the SQLite store is by default (`npm run test:postgres` runs fsync off).
     pgCluster = await startPgCluster({ extraOptions: '-c fsync=on -c full_page_writes=on' });
     cleanups.push(() => pgCluster?.stop());
+    pgAdmin = new pg.Client({ connectionString: pgCluster.url });
+    await pgAdmin.connect();
+    cleanups.push(() => pgAdmin?.end());
   } else {
     console.log('PostgreSQL: not run (BENCH_PG=0 or initdb/pg_ctl not found)');
   }
@@ -389,6 +456,7 @@ async function main(): Promise<number> {
       );
     }
   }
+  printWork(runs);
   const over = ROUNDS > 1 ? `, median of ${ROUNDS}` : '';
   const sqliteName = 'BFF×1 SQLite';
   const manyName = `BFF×${INSTANCES} PG`;

@@ -29,6 +29,8 @@ export interface Config {
   /** `n` pays ready to send; their sessions' creation timed into `timed` when given. */
   prepare(n: number, timed?: Timed): Promise<Item[]>;
   bffPids(): number[];
+  /** Whether the BFF instances keep their store in PostgreSQL. */
+  postgres: boolean;
   /** Successful charges recorded in the configuration's own store (null: none). */
   countCharges(): Promise<number | null>;
   close(): Promise<void>;
@@ -72,6 +74,7 @@ export function directConfig(
       }));
     },
     bffPids: () => [],
+    postgres: false,
     countCharges: async () => null,
     close: async () => {},
   };
@@ -197,6 +200,7 @@ export async function bffConfig(opts: {
       }));
     },
     bffPids: () => bffs.map((b) => b.pid()!),
+    postgres: 'DATABASE_URL' in store,
     countCharges,
     close,
   };

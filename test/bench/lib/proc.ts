@@ -39,3 +39,29 @@ export function treeCpuMs(root: number): number {
   }
   return ms;
 }
+
+/** Write calls (`syscw`) and bytes passed to them (`wchar`) of /proc/<pid>/io, summed. */
+export interface WriteWork {
+  calls: number;
+  bytes: number;
+}
+
+/**
+ * What the processes have written so far: every write, pwrite and writev, to files and sockets
+ * alike (SQLite's WAL frames and checkpoints, HTTP answers and requests, PostgreSQL queries).
+ * Unlike CPU time, it does not move with the machine's load. A gone process counts 0.
+ */
+export function writeWork(pids: readonly number[]): WriteWork {
+  const work = { calls: 0, bytes: 0 };
+  for (const pid of pids) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/io`, 'utf8');
+    } catch {
+      continue;
+    }
+    work.calls += Number(/^syscw: (\d+)/m.exec(text)?.[1] ?? 0);
+    work.bytes += Number(/^wchar: (\d+)/m.exec(text)?.[1] ?? 0);
+  }
+  return work;
+}
