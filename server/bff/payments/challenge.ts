@@ -25,6 +25,8 @@ import type { GatewayFailure } from './outcomes';
 import { cardInfoOf, refuse, THREE_DS_PENDING, type StepAnswer } from './pay-common';
 import { settle, settleAuthorization, settleError } from './settlement';
 import { transitionSession } from '../sessions/transition';
+import { atomically } from '../atomic';
+import { scrubWal } from '../../lib/db';
 
 /** The 3-D Secure challenge of a debit attempt: opened by pay, completed or canceled here. */
 
@@ -39,28 +41,32 @@ export async function openChallenge(
   const challengeId = prefixedId('ch', 16);
   const secret = challengeSecret(ctx.config.merchantSecret, challengeId);
   const windowSize: ChallengeWindowSize = body.challengeWindowSize ?? '03';
-  await insertChallenge(ctx.db, {
-    id: challengeId,
-    session_id: row.id,
-    attempt_id: attemptId,
-    md: secret.stored,
-    acs_url: g.acsUrl,
-    pareq: g.pareq,
-    authentication_transaction_id: g.authenticationTransactionId,
-    code_3ds: g.code3ds,
-    fingerprint: body.fingerprint,
-    cardholder_name: body.cardholderName,
-    brand: body.brand ?? null,
-    installments: 1,
-    window_size: windowSize,
-    status: 'pending',
-    pares: null,
-    created_at: now.toISOString(),
-    expires_at: new Date(now.getTime() + ctx.config.challengeTtlMs).toISOString(),
-    answered_at: null,
+  // The challenge, its attempt and its session move together: a session left `processing`
+  // with its attempt in `challenge` would be seen by no one again.
+  await atomically(ctx, async (tx) => {
+    await insertChallenge(tx.db, {
+      id: challengeId,
+      session_id: row.id,
+      attempt_id: attemptId,
+      md: secret.stored,
+      acs_url: g.acsUrl,
+      pareq: g.pareq,
+      authentication_transaction_id: g.authenticationTransactionId,
+      code_3ds: g.code3ds,
+      fingerprint: body.fingerprint,
+      cardholder_name: body.cardholderName,
+      brand: body.brand ?? null,
+      installments: 1,
+      window_size: windowSize,
+      status: 'pending',
+      pares: null,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + ctx.config.challengeTtlMs).toISOString(),
+      answered_at: null,
+    });
+    await updateAttempt(tx.db, attemptId, { status: 'challenge', updated_at: now.toISOString() });
+    await transitionSession(tx, row.id, 'processing', 'challenge', now);
   });
-  await updateAttempt(ctx.db, attemptId, { status: 'challenge', updated_at: now.toISOString() });
-  await transitionSession(ctx, row.id, 'processing', 'challenge', now);
   return {
     status: 'challenge',
     challengeId,
@@ -108,17 +114,29 @@ export async function completeChallenge(
     return refuse(409, 'challengeId', 'challengeId: the challenge has already ended');
   }
   const pares = fresh.pares;
-  if (!(await transitionChallenge(ctx.db, ch.id, ['answered'], 'completed'))) {
-    return refuse(409, 'challengeId', 'challengeId: the challenge has already ended');
-  }
   const now = ctx.clock.now();
-  if (!(await transitionSession(ctx, row.id, 'challenge', 'processing', now))) {
-    return refuse(409, 'session', 'session: not waiting for a challenge');
-  }
+  // One transaction: the challenge used, the session paying and its attempt unknown, or none
+  // of it (a session left `challenge` beside a used challenge, or `processing` beside an
+  // attempt that is not unknown, would be seen by no one again). A session that no longer
+  // waits for the challenge leaves it ended all the same: its PaRes is not kept.
+  const claimed = await atomically(ctx, async (tx) => {
+    if (!(await transitionChallenge(tx.db, ch.id, ['answered'], 'completed'))) {
+      return refuse(409, 'challengeId', 'challengeId: the challenge has already ended');
+    }
+    if (!(await transitionSession(tx, row.id, 'challenge', 'processing', now))) {
+      return refuse(409, 'session', 'session: not waiting for a challenge');
+    }
+    // Unknown until the gateway answers: a crash during validate leaves the truth visible,
+    // and the resolver finds the attempt once it is older than the gateway timeout.
+    await updateAttempt(tx.db, ch.attempt_id, {
+      status: 'unknown',
+      updated_at: now.toISOString(),
+    });
+    return null;
+  });
+  scrubWal(ctx.db);
+  if (claimed) return claimed;
   const attemptLog = log.child({ sessionId: row.id, attemptId: ch.attempt_id, method: 'debit' });
-  // Unknown until the gateway answers: a crash during validate leaves the truth visible, and
-  // the resolver finds the attempt once it is older than the gateway timeout.
-  await updateAttempt(ctx.db, ch.attempt_id, { status: 'unknown', updated_at: now.toISOString() });
   try {
     const res = await ctx.gateway.validate3ds(
       {
@@ -174,20 +192,23 @@ export async function cancelChallenge(
   const timedOut =
     body.reason === 'timeout' || ctx.clock.now().getTime() >= Date.parse(ch.expires_at);
   const to = timedOut ? 'expired' : 'canceled';
-  if (!(await transitionChallenge(ctx.db, ch.id, ['pending', 'answered'], to))) {
-    const row = (await findSession(ctx.db, sessionRow.id)) ?? sessionRow;
-    const outcome = await sessionOutcome(ctx, row);
-    if (outcome) return { ok: true, result: outcome };
-    return refuse(409, 'challengeId', 'challengeId: the challenge has already ended');
+  const code: FailureCode = timedOut ? 'challenge_timeout' : 'challenge_canceled';
+  // The challenge, its attempt and its session end together, or not at all.
+  const ended = await atomically(ctx, async (tx) => {
+    if (!(await transitionChallenge(tx.db, ch.id, ['pending', 'answered'], to))) return null;
+    const row = (await findSession(tx.db, sessionRow.id)) ?? sessionRow;
+    // A shopper who closes the dialog has not had the card judged: no attempt used. A decline
+    // (a failed challenge) and a timeout still count.
+    return endAttemptAsFailure(tx, row, ch.attempt_id, code, timedOut, 'challenge');
+  });
+  if (ended) {
+    scrubWal(ctx.db);
+    return { ok: true, result: ended };
   }
   const row = (await findSession(ctx.db, sessionRow.id)) ?? sessionRow;
-  const code: FailureCode = timedOut ? 'challenge_timeout' : 'challenge_canceled';
-  // A shopper who closes the dialog has not had the card judged: no attempt used. A decline
-  // (a failed challenge) and a timeout still count.
-  return {
-    ok: true,
-    result: await endAttemptAsFailure(ctx, row, ch.attempt_id, code, timedOut, 'challenge'),
-  };
+  const outcome = await sessionOutcome(ctx, row);
+  if (outcome) return { ok: true, result: outcome };
+  return refuse(409, 'challengeId', 'challengeId: the challenge has already ended');
 }
 
 export type ReturnOutcome =

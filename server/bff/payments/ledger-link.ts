@@ -2,6 +2,8 @@ import { isUniqueViolation } from '../../lib/db';
 import type { BffContext } from '../context';
 import { inboxDb } from '../webhooks/store';
 import { transitionSession, markAttemptCanceled } from '../sessions/transition';
+import { atomically } from '../atomic';
+import { eventDeliveryOf } from '../events/delivery';
 
 /** A sale of the gateway's reconciliation ledger (either search's row, reduced). */
 export interface LedgerSale {
@@ -16,8 +18,9 @@ export interface LedgerSale {
  * Links a ledger sale to the unknown attempt whose gateway reference the sale carries (the
  * proof: that reference was sent for this attempt only): the attempt and its session succeed,
  * notifications of the sale that could not be matched before are linked, and a canceled sale
- * marks the payment canceled. The database refuses a sale already linked to another attempt
- * (unique index): then nothing changes. Resolves whether the attempt was linked.
+ * marks the payment canceled, all in one transaction. The database refuses a sale already
+ * linked to another attempt (unique index): then nothing changes. Resolves whether the attempt
+ * was linked.
  */
 export async function linkSaleToAttempt(
   ctx: BffContext,
@@ -26,23 +29,11 @@ export async function linkSaleToAttempt(
   why: string,
 ): Promise<boolean> {
   const at = ctx.clock.now();
-  let updated: number;
+  let linked: boolean;
   try {
-    const res = await ctx.db
-      .updateTable('payment_attempts')
-      .set({
-        status: 'succeeded',
-        payment_id: sale.paymentId,
-        nsu: sale.nsu,
-        authorization_code: sale.codAuth,
-        return_code: '00',
-        failure_code: null,
-        updated_at: at.toISOString(),
-      })
-      .where('id', '=', attempt.id)
-      .where('status', '=', 'unknown')
-      .executeTakeFirst();
-    updated = Number(res.numUpdatedRows);
+    // One transaction: a crash part-way must not leave the attempt succeeded and its session
+    // pending (the resolver looks up unknown attempts only, so nothing would finish the link).
+    linked = await atomically(ctx, (tx) => link(tx, attempt, sale, at));
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     ctx.logger.error(
@@ -51,7 +42,43 @@ export async function linkSaleToAttempt(
     );
     return false;
   }
-  if (updated !== 1) return false;
+  if (!linked) return false;
+  eventDeliveryOf(ctx)?.kick();
+  ctx.logger.warn(
+    {
+      event: 'payment.resolved',
+      attemptId: attempt.id,
+      sessionId: attempt.session_id,
+      paymentId: sale.paymentId,
+      by: why,
+    },
+    'a payment whose outcome was unknown did happen: attempt and session marked succeeded',
+  );
+  return true;
+}
+
+/** The writes of `linkSaleToAttempt`, in its transaction. */
+async function link(
+  ctx: BffContext,
+  attempt: { id: string; session_id: string },
+  sale: LedgerSale,
+  at: Date,
+): Promise<boolean> {
+  const res = await ctx.db
+    .updateTable('payment_attempts')
+    .set({
+      status: 'succeeded',
+      payment_id: sale.paymentId,
+      nsu: sale.nsu,
+      authorization_code: sale.codAuth,
+      return_code: '00',
+      failure_code: null,
+      updated_at: at.toISOString(),
+    })
+    .where('id', '=', attempt.id)
+    .where('status', '=', 'unknown')
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return false;
   await transitionSession(
     ctx,
     attempt.session_id,
@@ -70,15 +97,5 @@ export async function linkSaleToAttempt(
     .execute();
   const canceled = early.find((n) => n.new_value === 'Canceled');
   if (sale.status === 'C') await markAttemptCanceled(ctx, attempt.id, canceled?.moment ?? at);
-  ctx.logger.warn(
-    {
-      event: 'payment.resolved',
-      attemptId: attempt.id,
-      sessionId: attempt.session_id,
-      paymentId: sale.paymentId,
-      by: why,
-    },
-    'a payment whose outcome was unknown did happen: attempt and session marked succeeded',
-  );
   return true;
 }

@@ -28,6 +28,7 @@ import {
 import { settle, settleAuthorization, settleError } from './settlement';
 import { subscribe } from './subscribe';
 import { claimForAttempt } from '../sessions/transition';
+import { atomically } from '../atomic';
 
 /** The 409 a pay gets while an earlier payment's outcome is being confirmed. */
 export const PAYMENT_PENDING = {
@@ -245,9 +246,12 @@ async function abandonPendingChallenge(ctx: BffContext, row: SessionRow): Promis
     .where('status', '=', 'pending')
     .execute();
   for (const ch of pending) {
-    if (await transitionChallenge(ctx.db, ch.id, ['pending'], 'canceled')) {
-      await endAttemptAsFailure(ctx, row, ch.attempt_id, 'challenge_canceled', false, 'challenge');
-    }
+    // The challenge and its attempt and session end together, or not at all.
+    await atomically(ctx, async (tx) => {
+      if (await transitionChallenge(tx.db, ch.id, ['pending'], 'canceled')) {
+        await endAttemptAsFailure(tx, row, ch.attempt_id, 'challenge_canceled', false, 'challenge');
+      }
+    });
   }
   return (await findSession(ctx.db, row.id)) ?? row;
 }

@@ -28,6 +28,9 @@ import {
   type SessionRow,
 } from './store';
 import { transitionSession } from './transition';
+import { atomically } from '../atomic';
+import { scrubWal } from '../../lib/db';
+import { eventDeliveryOf } from '../events/delivery';
 import { attemptsLeft, sessionDetail } from './views';
 
 export type Result<T> =
@@ -264,18 +267,24 @@ async function expireStaleChallenges(
   let changed = false;
   for (const ch of open) {
     if (now.getTime() < Date.parse(ch.expires_at)) continue;
-    if (await transitionChallenge(ctx.db, ch.id, ['pending', 'answered'], 'expired')) {
-      await endAttemptAsFailure(ctx, row, ch.attempt_id, 'challenge_timeout', true, 'challenge');
-      changed = true;
-    }
+    // The challenge and its attempt and session end together, or not at all.
+    const ended = await atomically(ctx, async (tx) => {
+      if (!(await transitionChallenge(tx.db, ch.id, ['pending', 'answered'], 'expired'))) {
+        return false;
+      }
+      await endAttemptAsFailure(tx, row, ch.attempt_id, 'challenge_timeout', true, 'challenge');
+      return true;
+    });
+    if (ended) changed = true;
   }
+  if (changed) scrubWal(ctx.db);
   return changed;
 }
 
 /**
  * Ends an attempt that failed, and moves the session on from `from`: back to `open` while
- * tries remain (a `counts` failure uses one), else `failed` with `attempts_exhausted`.
- * Resolves the answer for the frame.
+ * tries remain (a `counts` failure uses one), else `failed` with `attempts_exhausted`, in one
+ * transaction (or the caller's). Resolves the answer for the frame.
  */
 export async function endAttemptAsFailure(
   ctx: BffContext,
@@ -286,29 +295,35 @@ export async function endAttemptAsFailure(
   from: SessionStatus | readonly SessionStatus[],
   extra: { status?: 'declined' | 'failed'; returnCode?: string } = {},
 ): Promise<PayResult> {
-  const now = ctx.clock.now();
-  await updateAttempt(ctx.db, attemptId, {
-    status: extra.status ?? 'failed',
-    failure_code: code,
-    return_code: extra.returnCode ?? null,
-    updated_at: now.toISOString(),
-  });
-  const fresh = (await findSession(ctx.db, session.id)) ?? session;
-  const used = fresh.attempts_used + (counts ? 1 : 0);
-  const left = Math.max(0, ctx.config.maxAttempts - used);
-  if (left === 0) {
-    await transitionSession(ctx, session.id, from, 'failed', now, {
-      attempts_used: used,
-      failure_code: 'attempts_exhausted',
+  // The attempt and its session move together: a session left `pending` or `challenge` beside
+  // an attempt that is no longer unknown would be seen by no one again.
+  const result = await atomically(ctx, async (tx): Promise<PayResult> => {
+    const now = tx.clock.now();
+    await updateAttempt(tx.db, attemptId, {
+      status: extra.status ?? 'failed',
+      failure_code: code,
+      return_code: extra.returnCode ?? null,
+      updated_at: now.toISOString(),
     });
-    return {
-      status: 'failed',
-      error: { code: 'attempts_exhausted', retryable: false },
-      attemptsLeft: 0,
-    };
-  }
-  await transitionSession(ctx, session.id, from, 'open', now, { attempts_used: used });
-  return { status: 'failed', error: { code, retryable: true }, attemptsLeft: left };
+    const fresh = (await findSession(tx.db, session.id)) ?? session;
+    const used = fresh.attempts_used + (counts ? 1 : 0);
+    const left = Math.max(0, tx.config.maxAttempts - used);
+    if (left === 0) {
+      await transitionSession(tx, session.id, from, 'failed', now, {
+        attempts_used: used,
+        failure_code: 'attempts_exhausted',
+      });
+      return {
+        status: 'failed',
+        error: { code: 'attempts_exhausted', retryable: false },
+        attemptsLeft: 0,
+      };
+    }
+    await transitionSession(tx, session.id, from, 'open', now, { attempts_used: used });
+    return { status: 'failed', error: { code, retryable: true }, attemptsLeft: left };
+  });
+  eventDeliveryOf(ctx)?.kick();
+  return result;
 }
 
 /** The ended session's answer (succeeded or failed), or undefined while it is still live. */

@@ -248,7 +248,11 @@ export async function storePares(
   return Number(res.numUpdatedRows) === 1;
 }
 
-/** Moves a challenge between statuses if still in `from`; clears the PaRes when it ends. */
+/**
+ * Moves a challenge between statuses if still in `from`; clears the PaRes when it ends, and
+ * scrubs the WAL of it. Inside a transaction the WAL can be scrubbed only once it commits: the
+ * caller then calls `scrubWal(ctx.db)` after it.
+ */
 export async function transitionChallenge(
   db: BffKysely,
   id: string,
@@ -262,6 +266,6 @@ export async function transitionChallenge(
     .where('status', 'in', [...from])
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) !== 1) return false;
-  scrubWal(db);
+  if (!db.isTransaction) scrubWal(db);
   return true;
 }

@@ -10,6 +10,12 @@ import {
   type HttpAnswer,
   type TestBff,
 } from '../../support/bff';
+import {
+  answerAtAcs,
+  openLauncher,
+  startChallenge as sharedStartChallenge,
+  type Challenge,
+} from '../../support/challenge';
 
 let t: TestBff;
 beforeAll(async () => {
@@ -17,41 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Challenge = Extract<PayResult, { status: 'challenge' }>;
-
-async function startChallenge(card = '4000000000002503') {
-  const s = await t.createSession({ amount: 7_500 });
-  const res = await t.pay(
-    s.clientSecret,
-    await t.payBody(s.clientSecret, card, { challengeWindowSize: '02' }),
-  );
-  expect(res.status).toBe(200);
-  const challenge = res.body as Challenge;
-  expect(challenge.status).toBe('challenge');
-  return { s, challenge };
-}
-
-/**
- * What the challenge iframe does: GET the launcher (the fragment stays in the browser), then
- * post the fragment's secret back, which answers the auto-posting ACS form.
- */
-async function openLauncher(challengeUrl: string): Promise<HttpAnswer> {
-  const url = new URL(challengeUrl);
-  const boot = await fetch(url.href);
-  expect(boot.status).toBe(200);
-  return postForm(url.origin + url.pathname + url.search, { MD: url.hash.slice(1) });
-}
-
-/** Launcher page → ACS → OTP → the ACS answer form aimed at the TermUrl. */
-async function answerAtAcs(challengeUrl: string, otp: string) {
-  const launcher = await openLauncher(challengeUrl);
-  const launcherForm = readForm(launcher.text, challengeUrl);
-  const otpPage = await postForm(launcherForm.action, launcherForm.fields);
-  expect(otpPage.status).toBe(200);
-  const otpForm = readForm(otpPage.text, launcherForm.action);
-  const answer = await postForm(otpForm.action, { ...otpForm.fields, otp, action: 'submit' });
-  return readForm(answer.text, otpForm.action);
-}
+const startChallenge = (card?: string) => sharedStartChallenge(t, card);
 
 async function sessionStatus(id: string): Promise<string> {
   const res = await t.request('GET', `/v1/checkout-sessions/${id}`, {

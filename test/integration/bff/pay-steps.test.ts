@@ -1,44 +1,34 @@
-import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResult } from '../../../server/bff/checkout-api';
-import { isPostgres } from '../../../server/lib/db';
 import { startBff, type TestBff } from '../../support/bff';
+import { answerAtAcs, startChallenge } from '../../support/challenge';
+import { failWrites } from '../../support/store-failures';
+import { postForm } from '../../support/bff';
 
 // Each step of a pay commits as one transaction (server/bff/atomic.ts): when a write of a
-// step fails, none of that step's writes stay. A database trigger makes one insert fail.
+// step fails, none of that step's writes stay. A database trigger makes one write fail, as a
+// crash or a full disk would stop the step there.
 
 let t: TestBff;
 beforeAll(async () => {
-  t = await startBff();
+  t = await startBff({ config: { payRateLimitPerMinute: 10_000 } });
 });
 afterAll(() => t.close());
 afterEach(() => dropFailure());
 
 const db = () => t.bff.ctx.db;
 
-/** Makes every insert into `table` fail, as a full disk or a lost connection would. */
+let removeFailure: (() => Promise<void>) | null = null;
 async function failInsertsInto(table: 'payment_attempts' | 'bff_events'): Promise<void> {
-  if (isPostgres(db())) {
-    await sql`create or replace function fail_insert() returns trigger as $$
-      begin raise exception 'injected failure'; end $$ language plpgsql`.execute(db());
-    await sql`create trigger fail_insert before insert on ${sql.table(table)}
-      for each row execute function fail_insert()`.execute(db());
-  } else {
-    await sql`create trigger fail_insert before insert on ${sql.table(table)}
-      begin select raise(abort, 'injected failure'); end`.execute(db());
-  }
-  failing = table;
+  removeFailure = await failWrites(db(), table);
 }
-
-let failing: string | null = null;
+/** Makes a session's move to `status` fail. */
+async function failSessionsMovingTo(status: string): Promise<void> {
+  removeFailure = await failWrites(db(), 'checkout_sessions', 'update', `new.status = '${status}'`);
+}
 async function dropFailure(): Promise<void> {
-  if (!failing) return;
-  if (isPostgres(db())) {
-    await sql`drop trigger if exists fail_insert on ${sql.table(failing)}`.execute(db());
-  } else {
-    await sql`drop trigger if exists fail_insert`.execute(db());
-  }
-  failing = null;
+  await removeFailure?.();
+  removeFailure = null;
 }
 
 const sessionRow = (id: string) =>
@@ -79,5 +69,74 @@ describe('a pay whose step fails midway leaves nothing half-written', () => {
     await dropFailure();
     const again = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
     expect(again.status).toBe(409);
+  });
+});
+
+// A step that ended half-written here left a state nothing looks at again: a session waiting
+// for a challenge that had ended, or `pending` beside an attempt no longer unknown.
+describe('a 3-D Secure step that fails midway leaves nothing half-written', () => {
+  const challengesOf = (id: string) =>
+    db().selectFrom('challenges').selectAll().where('session_id', '=', id).execute();
+
+  it('opening the challenge: the attempt stays unknown, with no challenge', async () => {
+    const s = await t.createSession({ amount: 7_500 });
+    const body = await t.payBody(s.clientSecret, '4000000000002503');
+    await failSessionsMovingTo('challenge');
+    expect((await t.pay(s.clientSecret, body)).status).toBe(500);
+    // The gateway began a 3-D Secure payment: its outcome is the resolver's to find, which
+    // looks up unknown attempts only (an attempt left in `challenge` it would never see).
+    expect((await attemptsOf(s.id)).map((a) => a.status)).toEqual(['unknown']);
+    expect(await challengesOf(s.id)).toEqual([]);
+    expect((await sessionRow(s.id)).status).toBe('processing');
+  });
+
+  it('canceling it: the shopper can cancel again and pay', async () => {
+    const { s, challenge } = await startChallenge(t);
+    const cancel = () =>
+      t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/cancel', {
+        body: { challengeId: challenge.challengeId, reason: 'closed' },
+      });
+    await failSessionsMovingTo('open');
+    expect((await cancel()).status).toBe(500);
+    expect((await challengesOf(s.id)).map((c) => c.status)).toEqual(['pending']);
+    expect((await attemptsOf(s.id)).map((a) => a.status)).toEqual(['challenge']);
+    await dropFailure();
+    expect((await cancel()).body).toMatchObject({ error: { code: 'challenge_canceled' } });
+    expect((await sessionRow(s.id)).status).toBe('open');
+  });
+
+  it('paying again over an unanswered one: the next pay abandons it and succeeds', async () => {
+    const { s } = await startChallenge(t);
+    const body = await t.payBody(s.clientSecret, '4000000000002701');
+    await failSessionsMovingTo('open');
+    expect((await t.pay(s.clientSecret, body)).status).toBe(500);
+    await dropFailure();
+    const paid = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, '4000000000002701'));
+    expect((paid.body as PayResult).status).toBe('succeeded');
+    const attempts = await attemptsOf(s.id);
+    expect(attempts.map((a) => [a.status, a.failure_code]).sort()).toEqual([
+      ['failed', 'challenge_canceled'],
+      ['succeeded', null],
+    ]);
+  });
+
+  it('completing it: the answered challenge can be completed again', async () => {
+    const { s, challenge } = await startChallenge(t);
+    const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
+    expect((await postForm(acsAnswer.action, acsAnswer.fields)).status).toBe(200);
+    const complete = async () =>
+      t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+        body: {
+          challengeId: challenge.challengeId,
+          encryptedCard: await t.encryptCard(s.clientSecret, '4000000000002503'),
+        },
+      });
+    // The attempt cannot be marked unknown before the validate call.
+    removeFailure = await failWrites(db(), 'payment_attempts', 'update', "new.status = 'unknown'");
+    expect((await complete()).status).toBe(500);
+    expect((await challengesOf(s.id)).map((c) => c.status)).toEqual(['answered']);
+    expect((await sessionRow(s.id)).status).toBe('challenge');
+    await dropFailure();
+    expect((await complete()).body).toMatchObject({ status: 'succeeded' });
   });
 });

@@ -3,6 +3,7 @@ import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import { inboxDb } from '../../../server/bff/webhooks/store';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
 import { encryptWithKey, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { failWrites } from '../../support/store-failures';
 import { attemptRow } from '../../support/store-rows';
 
 // A BFF whose gateway calls give up after 400 ms, and a helper BFF on the same sandbox that
@@ -38,6 +39,16 @@ const resolve = () =>
     accountNumber: DEFAULT_CLIENT.accountNumber,
     settleAfterMs: 0,
   });
+
+/** A resolver round during which writes to `table` fail (`failWrites`): it must throw. */
+async function roundFailingOn(table: string, op?: 'insert' | 'update', when?: string) {
+  const restore = await failWrites(slow.bff.ctx.db, table, op, when);
+  try {
+    await expect(resolve()).rejects.toThrow(/injected failure/);
+  } finally {
+    await restore();
+  }
+}
 
 interface Detail {
   status: string;
@@ -146,6 +157,22 @@ describe('timed-out payments settled from the reconciliation ledger', () => {
     expect(await resolve()).toEqual({ resolved: [], notHappened: [], stillUnknown: [] });
   });
 
+  it('a link that fails part-way leaves nothing half-done, and the next round links it', async () => {
+    const s = await timedOutPayment('4000000000002701', 12_346);
+    // The session's `checkout_session.succeeded` cannot be written: the link fails after its
+    // first write, as a crash or a full disk would stop it.
+    await roundFailingOn('bff_events');
+    // Without one transaction the attempt stayed succeeded and its session pending, and no
+    // later round looked at it again (only unknown attempts are looked up).
+    let d = await detail(s.id);
+    expect(d.status).toBe('pending');
+    expect(d.attempts.map((a) => a.status)).toEqual(['unknown']);
+    expect((await resolve()).resolved).toEqual([d.attempts[0]!.id]);
+    d = await detail(s.id);
+    expect(d.status).toBe('succeeded');
+    expect(d.attempts.map((a) => a.status)).toEqual(['succeeded']);
+  });
+
   it('a declined sale leaves no ledger row: pending for a day, then declared not to have happened', async () => {
     const s = await timedOutPayment('4000000000000002', 777);
     const report = await resolve();
@@ -166,6 +193,26 @@ describe('timed-out payments settled from the reconciliation ledger', () => {
     // The session took payments again, and has expired meanwhile (30 minutes).
     expect(d.status).toBe('expired');
     slow.clock.reset(0);
+  });
+
+  it('declaring an attempt not to have happened fails part-way: the next round declares it', async () => {
+    const s = await timedOutPayment('4000000000000002', 778);
+    const attemptId = (await detail(s.id)).attempts[0]!.id;
+    slow.clock.advance(24 * 3_600_000);
+    try {
+      // The session cannot take payments again (`pending → open`): the round stops there.
+      await roundFailingOn('checkout_sessions', 'update', "new.status = 'open'");
+      // Without one transaction the attempt stayed failed and its session pending for good.
+      let d = await detail(s.id);
+      expect(d.status).toBe('pending');
+      expect(d.attempts.map((a) => a.status)).toEqual(['unknown']);
+      expect((await resolve()).notHappened).toEqual([attemptId]);
+      d = await detail(s.id);
+      expect(d.status).not.toBe('pending');
+      expect(d.attempts[0]).toMatchObject({ status: 'failed', failureCode: 'try_again_later' });
+    } finally {
+      slow.clock.reset(0);
+    }
   });
 
   it('two sessions with the same reference and amount: A’s sale is never B’s', async () => {
