@@ -380,7 +380,13 @@ describe('PaRes at rest', () => {
       dbUrl: join(dir, 'bff.sqlite'),
       config: { payRateLimitPerMinute: 10_000 },
     });
-    try {
+    /** Whether any of the store's files holds (the start of) `pares`. */
+    const onFile = (pares: string) =>
+      readdirSync(dir)
+        .filter((f) => f.startsWith('bff.sqlite'))
+        .some((f) => readFileSync(join(dir, f)).includes(Buffer.from(pares.slice(0, 48))));
+    /** A session whose challenge the bank has answered: its PaRes stored. */
+    const answered = async () => {
       const s = await onDisk.createSession({ amount: 7_500 });
       const paid = await onDisk.pay(
         s.clientSecret,
@@ -390,20 +396,43 @@ describe('PaRes at rest', () => {
       const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
       expect((await postForm(acsAnswer.action, acsAnswer.fields)).status).toBe(200);
       const pares = acsAnswer.fields.PaRes!;
-      const scan = () =>
-        readdirSync(dir)
-          .filter((f) => f.startsWith('bff.sqlite'))
-          .some((f) => readFileSync(join(dir, f)).includes(Buffer.from(pares.slice(0, 48))));
       // Stored while the challenge waits for the validate call (proves the scan can see it).
-      expect(scan()).toBe(true);
-      const done = await onDisk.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
-        body: {
-          challengeId: challenge.challengeId,
-          encryptedCard: await onDisk.encryptCard(s.clientSecret, '4000000000002503'),
+      expect(onFile(pares)).toBe(true);
+      return { s, challenge, pares };
+    };
+    try {
+      const used = await answered();
+      const done = await onDisk.frame(
+        used.s.clientSecret,
+        'POST',
+        '/checkout/api/challenge/complete',
+        {
+          body: {
+            challengeId: used.challenge.challengeId,
+            encryptedCard: await onDisk.encryptCard(used.s.clientSecret, '4000000000002503'),
+          },
         },
-      });
+      );
       expect((done.body as PayResult).status).toBe('succeeded');
-      expect(scan()).toBe(false);
+      expect(onFile(used.pares)).toBe(false);
+
+      // An answered challenge that ends otherwise: closed by the shopper.
+      const closed = await answered();
+      const cancel = await onDisk.frame(
+        closed.s.clientSecret,
+        'POST',
+        '/checkout/api/challenge/cancel',
+        { body: { challengeId: closed.challenge.challengeId, reason: 'closed' } },
+      );
+      expect(cancel.body).toMatchObject({ error: { code: 'challenge_canceled' } });
+      expect(onFile(closed.pares)).toBe(false);
+
+      // Or left past its 10 minutes, ended by the next read of its session.
+      const left = await answered();
+      onDisk.clock.advance(10 * 60_000 + 1000);
+      const view = await onDisk.frame(left.s.clientSecret, 'GET', '/checkout/api/session');
+      expect(view.body).toMatchObject({ status: 'open' });
+      expect(onFile(left.pares)).toBe(false);
     } finally {
       await onDisk.close();
       rmSync(dir, { recursive: true, force: true });
