@@ -1,5 +1,7 @@
 import { isUniqueViolation } from '../../lib/db';
 import type { BffContext } from '../context';
+import type { BffKysely } from '../db';
+import { sql } from 'kysely';
 import { inboxDb } from '../webhooks/store';
 import { transitionSession, markAttemptCanceled } from '../sessions/transition';
 import { atomically } from '../atomic';
@@ -87,15 +89,31 @@ async function link(
     at,
     { failure_code: null },
   );
-  const early = await inboxDb(ctx.db)
-    .updateTable('webhook_inbox')
-    .set({ status: 'processed', attempt_id: attempt.id, processed_at: at.toISOString() })
-    .where('status', '=', 'unmatched')
-    .where('nsu', '=', sale.nsu)
-    .where('cod_auth', '=', sale.codAuth ?? '')
-    .returning(['new_value', 'moment'])
-    .execute();
+  const early = await linkEarlyNotificationsQuery(ctx.db, attempt.id, sale, at).execute();
   const canceled = early.find((n) => n.new_value === 'Canceled');
   if (sale.status === 'C') await markAttemptCanceled(ctx, attempt.id, canceled?.moment ?? at);
   return true;
+}
+
+/**
+ * Links the notifications of `sale` that came before its attempt was known (`unmatched`), from
+ * `webhook_inbox_unmatched`: the unmatched rows are every sale of the account made elsewhere
+ * (a shop's terminals, another site), kept for good, so a scan of them grows with the years.
+ */
+export function linkEarlyNotificationsQuery(
+  db: BffKysely,
+  attemptId: string,
+  sale: Pick<LedgerSale, 'nsu' | 'codAuth'>,
+  at: Date,
+) {
+  return (
+    inboxDb(db)
+      .updateTable('webhook_inbox')
+      .set({ status: 'processed', attempt_id: attemptId, processed_at: at.toISOString() })
+      // A literal: a bound parameter would keep PostgreSQL from matching the index's predicate.
+      .where('status', '=', sql.lit('unmatched'))
+      .where('nsu', '=', sale.nsu)
+      .where('cod_auth', '=', sale.codAuth ?? '')
+      .returning(['new_value', 'moment'])
+  );
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Migration } from '../../lib/db';
 import { sha256Hex } from '../../lib/secrets';
 import type { BffKysely } from '../db';
@@ -170,6 +170,18 @@ export const inboxMigrations: Migration[] = [
         .alterTable('webhook_inbox')
         .addColumn('claimed_until', 'varchar(40)')
         .execute();
+    },
+  },
+  {
+    // A payment whose answer was lost, once found, links the notifications of its sale that
+    // came first (`unmatched`, payments/ledger-link.ts). Unmatched rows are the account's
+    // sales made elsewhere, kept for good: without this the link read all of them. Only they
+    // are indexed; a lookup by key names another status and cannot take it (see bff_0011).
+    name: 'bff_webhooks_0004_unmatched_by_sale',
+    async up(db) {
+      await sql`create index webhook_inbox_unmatched on webhook_inbox (nsu, cod_auth) where status = 'unmatched'`.execute(
+        db,
+      );
     },
   },
 ];

@@ -10,6 +10,8 @@ import {
 } from '../../../server/bff/events/store';
 import { isPostgres, migrate, openDb, type OpenedDb } from '../../../server/lib/db';
 import { testDbUrl } from '../../support/bff';
+import { linkEarlyNotificationsQuery } from '../../../server/bff/payments/ledger-link';
+import { inboxDb } from '../../../server/bff/webhooks/store';
 import {
   anySubscriptionAttemptQuery,
   claimWithAttemptQ,
@@ -311,5 +313,52 @@ describe('challenge indexes', () => {
       .where('status', 'in', ['pending', 'answered'])
       .compile();
     expect(await planOf(db, live.sql, [...live.parameters])).toContain('challenges_session');
+  });
+});
+
+describe('webhook inbox indexes', () => {
+  it("a late-found payment finds its sale's early notifications without reading every unmatched one", async () => {
+    const db = await migrated();
+    const inbox = inboxDb(db);
+    const row = (i: number, status: string) => ({
+      movement_id: i,
+      body_hash: `hash-${i}`,
+      nsu: String(100_000 + i),
+      cod_auth: `A${i}`,
+      installment_number: 1,
+      moment: SEED_AT,
+      type: 'TransactionStatus',
+      old_value: null,
+      new_value: 'Authorized',
+      status,
+      duplicates: 0,
+      received_at: SEED_AT,
+      processed_at: SEED_AT,
+      attempt_id: null,
+      tries: 1,
+      next_try_at: null,
+      conflict: 0,
+      claimed_by: null,
+      claimed_until: null,
+    });
+    // Sales made elsewhere (unmatched) outnumber the rest.
+    await inbox
+      .insertInto('webhook_inbox')
+      .values(Array.from({ length: 300 }, (_, i) => row(i, i % 10 ? 'unmatched' : 'processed')))
+      .execute();
+    const q = linkEarlyNotificationsQuery(
+      db,
+      'pa_late',
+      { nsu: '100007', codAuth: 'A7' },
+      new Date(SEED_AT),
+    ).compile();
+    const plan = await planOf(db, q.sql, [...q.parameters]);
+    expect(plan).toContain('webhook_inbox_unmatched');
+    expect(await planOf(db, q.sql, [...q.parameters], { generic: true })).toContain(
+      'webhook_inbox_unmatched',
+    );
+    // It links the sale's notification, and only it.
+    const linked = await db.executeQuery(q);
+    expect(linked.rows).toEqual([{ new_value: 'Authorized', moment: SEED_AT }]);
   });
 });
