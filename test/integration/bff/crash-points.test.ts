@@ -1,0 +1,230 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsDb } from '../../../server/bff/events/store';
+import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
+import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
+import { postForm, startBff, type TestBff } from '../../support/bff';
+import { answerAtAcs, type Challenge } from '../../support/challenge';
+import { armFailpoint } from '../../support/store-failures';
+
+// A crash can stop the BFF between any two writes. Whatever it leaves must be a state a
+// recovery loop looks at again, or a state that is already true: the resolver reads unknown
+// attempts (sessions `processing` or `pending`), the challenge sweep reads pending or answered
+// challenges (sessions in `challenge`), an ended session has its event. Each flow below is run
+// once per row it writes, stopped at that row (it and every later write fail), and the session
+// is then checked: nothing left where no loop would find it.
+
+let t: TestBff;
+beforeAll(async () => {
+  t = await startBff({ config: { payRateLimitPerMinute: 100_000 } });
+});
+afterAll(() => t.close());
+
+type Session = Awaited<ReturnType<TestBff['createSession']>>;
+
+const CHALLENGED = '4000000000002503';
+const APPROVED = '4000000000002701';
+
+async function openChallenge(s: Session): Promise<Challenge> {
+  const res = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, CHALLENGED));
+  return res.body as Challenge;
+}
+
+const FLOWS: Record<string, (s: Session) => Promise<unknown>> = {
+  'a credit pay, approved': async (s) =>
+    t.pay(s.clientSecret, await t.payBody(s.clientSecret, APPROVED, { method: 'credit' })),
+  'a credit pay, declined': async (s) =>
+    t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000000002', { method: 'credit' }),
+    ),
+  'a challenge answered and completed': async (s) => {
+    const ch = await openChallenge(s);
+    const answer = await answerAtAcs(ch.challengeUrl, '1234');
+    await postForm(answer.action, answer.fields);
+    return t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+      body: {
+        challengeId: ch.challengeId,
+        encryptedCard: await t.encryptCard(s.clientSecret, CHALLENGED),
+      },
+    });
+  },
+  'a challenge closed by the shopper': async (s) => {
+    const ch = await openChallenge(s);
+    return t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/cancel', {
+      body: { challengeId: ch.challengeId, reason: 'closed' },
+    });
+  },
+  'a challenge abandoned by a new pay': async (s) => {
+    await openChallenge(s);
+    return t.pay(s.clientSecret, await t.payBody(s.clientSecret, APPROVED, { method: 'credit' }));
+  },
+  'a challenge left to time out': async (s) => {
+    await openChallenge(s);
+    t.clock.advance(10 * 60_000 + 1000);
+    try {
+      return await t.frame(s.clientSecret, 'GET', '/checkout/api/session');
+    } finally {
+      t.clock.reset(0);
+    }
+  },
+};
+
+/** What is wrong with the session's rows: states no recovery loop would find. */
+async function strandedStates(sessionId: string, bff = t): Promise<string[]> {
+  const db = bff.bff.ctx.db;
+  const { status } = await db
+    .selectFrom('checkout_sessions')
+    .select('status')
+    .where('id', '=', sessionId)
+    .executeTakeFirstOrThrow();
+  const attempts = await db
+    .selectFrom('payment_attempts')
+    .select(['id', 'status'])
+    .where('session_id', '=', sessionId)
+    .execute();
+  const challenges = await db
+    .selectFrom('challenges')
+    .select(['status', 'attempt_id'])
+    .where('session_id', '=', sessionId)
+    .execute();
+  const events = await eventsDb(db)
+    .selectFrom('bff_events')
+    .select('type')
+    .where('session_id', '=', sessionId)
+    .execute();
+  const live = challenges.filter((c) => c.status === 'pending' || c.status === 'answered');
+  const attemptsIn = (s: string) => attempts.filter((a) => a.status === s);
+  const wrong: string[] = [];
+  if ((status === 'processing' || status === 'pending') && attemptsIn('unknown').length !== 1) {
+    wrong.push(`session ${status} without one unknown attempt`);
+  }
+  if (status === 'challenge' && live.length !== 1) {
+    wrong.push('session in challenge without one pending or answered challenge');
+  }
+  for (const a of attemptsIn('challenge')) {
+    if (status !== 'challenge' || !live.some((c) => c.attempt_id === a.id)) {
+      wrong.push(`attempt in challenge, session ${status}, its challenge not live`);
+    }
+  }
+  if (status === 'open' && (attemptsIn('unknown').length > 0 || live.length > 0)) {
+    wrong.push('session open beside an unknown attempt or a live challenge');
+  }
+  if (status === 'succeeded' && attemptsIn('succeeded').length !== 1) {
+    wrong.push('session succeeded without one succeeded attempt');
+  }
+  if (['succeeded', 'failed', 'expired'].includes(status)) {
+    if (!events.some((e) => e.type === `checkout_session.${status}`)) {
+      wrong.push(`session ${status} without its event`);
+    }
+  }
+  return wrong;
+}
+
+describe('a crash between any two writes leaves no session where no loop would find it', () => {
+  for (const [name, flow] of Object.entries(FLOWS)) {
+    it(name, async () => {
+      // How many rows the flow writes when nothing stops it.
+      const counting = await armFailpoint(t.bff.ctx.db, 1_000_000);
+      const whole = await t.createSession({ amount: 7_500 });
+      await flow(whole);
+      const rows = await counting.written();
+      await counting.disarm();
+      expect(await strandedStates(whole.id)).toEqual([]);
+      expect(rows).toBeGreaterThan(1);
+
+      for (let k = 1; k <= rows; k++) {
+        const s = await t.createSession({ amount: 7_500 });
+        const failpoint = await armFailpoint(t.bff.ctx.db, k);
+        try {
+          await flow(s);
+        } catch {
+          // The flow's later steps may fail in any way once the store refuses writes.
+        } finally {
+          await failpoint.disarm();
+        }
+        expect({ stoppedAtRow: k, wrong: await strandedStates(s.id) }).toEqual({
+          stoppedAtRow: k,
+          wrong: [],
+        });
+      }
+    });
+  }
+});
+
+// The resolver's moves, stopped the same way and then run again: the truth it finds (the sale
+// happened, or certainly did not) must come out whole on the next round, never lost.
+describe('a crash while the resolver settles an unknown payment delays the truth, never changes it', () => {
+  let slow: TestBff;
+  beforeAll(async () => {
+    slow = await startBff({
+      sandbox: t.sandbox,
+      gatewayTimeoutMs: 400,
+      config: { payRateLimitPerMinute: 100_000 },
+    });
+  });
+  afterAll(() => slow.close());
+
+  const resolve = () =>
+    resolveUnknownAttempts(slow.bff.ctx, {
+      accountNumber: DEFAULT_CLIENT.accountNumber,
+      settleAfterMs: 0,
+    });
+  const statusOf = async (id: string) =>
+    (
+      await slow.bff.ctx.db
+        .selectFrom('checkout_sessions')
+        .select('status')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+    ).status;
+
+  /** A session whose pay the gateway answered too late (it happened) or never got (it did not). */
+  async function unknownPayment(happened: boolean): Promise<Session> {
+    const s = await slow.createSession({ amount: 7_500 });
+    const body = await slow.payBody(s.clientSecret, APPROVED, {
+      method: 'credit',
+      encryptedCard: await t.encryptCard((await t.createSession()).clientSecret, APPROVED),
+    });
+    await slow.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: {
+        method: 'POST',
+        path: '/v1/payments',
+        count: 1,
+        ...(happened ? { latencyMs: 800 } : { drop: true }),
+      },
+    });
+    expect((await slow.pay(s.clientSecret, body)).body).toEqual({ status: 'pending' });
+    // The sandbox finishes the late payment once its delay is over.
+    if (happened) await new Promise((r) => setTimeout(r, 1000));
+    return s;
+  }
+
+  for (const happened of [true, false]) {
+    it(happened ? 'a sale found in the ledger' : 'no sale a day later', async () => {
+      let rows = 0;
+      for (let k = 1; k === 1 || k <= rows; k++) {
+        const s = await unknownPayment(happened);
+        if (!happened) slow.clock.advance(24 * 3_600_000);
+        try {
+          // The first run counts the rows a whole settling writes; then one run per row.
+          const failpoint = await armFailpoint(slow.bff.ctx.db, rows === 0 ? 1_000_000 : k);
+          await resolve().catch(() => undefined);
+          if (rows === 0) rows = await failpoint.written();
+          await failpoint.disarm();
+          expect({ stoppedAtRow: k, wrong: await strandedStates(s.id, slow) }).toEqual({
+            stoppedAtRow: k,
+            wrong: [],
+          });
+          // The next round finds the truth and settles it whole.
+          await resolve();
+          expect(await statusOf(s.id)).toBe(happened ? 'succeeded' : 'open');
+          expect(await strandedStates(s.id, slow)).toEqual([]);
+        } finally {
+          slow.clock.reset(0);
+        }
+      }
+      expect(rows).toBeGreaterThan(1);
+    });
+  }
+});
