@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsDb } from '../../../server/bff/events/store';
 import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
-import { postForm, startBff, type TestBff } from '../../support/bff';
+import {
+  MERCHANT_ORIGIN,
+  MERCHANT_SECRET,
+  postForm,
+  startBff,
+  type TestBff,
+} from '../../support/bff';
 import { answerAtAcs, type Challenge } from '../../support/challenge';
 import { armFailpoint } from '../../support/store-failures';
 
@@ -16,6 +22,17 @@ import { armFailpoint } from '../../support/store-failures';
 let t: TestBff;
 beforeAll(async () => {
   t = await startBff({ config: { payRateLimitPerMinute: 100_000 } });
+  const plan = await t.sandbox.call('POST', '/v1/recurrences/plans', {
+    body: {
+      name: 'Crash monthly',
+      description: 'Crash monthly membership',
+      amount: 49.9,
+      planType: 'Monthly',
+      paymentMethod: 'CreditCard',
+    },
+  });
+  expect(plan.status).toBe(200);
+  planId = plan.body as string;
 });
 afterAll(() => t.close());
 
@@ -27,6 +44,17 @@ const APPROVED = '4000000000002701';
 async function openChallenge(s: Session): Promise<Challenge> {
   const res = await t.pay(s.clientSecret, await t.payBody(s.clientSecret, CHALLENGED));
   return res.body as Challenge;
+}
+
+/** A checkout of the sandbox plan made in `beforeAll` (a subscription when paid). */
+let planId = '';
+async function planSession(): Promise<Session> {
+  const res = await t.request('POST', '/v1/checkout-sessions', {
+    headers: { authorization: `Bearer ${MERCHANT_SECRET}` },
+    body: { planId, origin: MERCHANT_ORIGIN },
+  });
+  expect(res.status).toBe(201);
+  return res.body as Session;
 }
 
 const FLOWS: Record<string, (s: Session) => Promise<unknown>> = {
@@ -58,6 +86,19 @@ const FLOWS: Record<string, (s: Session) => Promise<unknown>> = {
     await openChallenge(s);
     return t.pay(s.clientSecret, await t.payBody(s.clientSecret, APPROVED, { method: 'credit' }));
   },
+  'a subscription checkout, paid': async () => {
+    const s = await planSession();
+    await t.pay(s.clientSecret, await t.payBody(s.clientSecret, APPROVED, { method: 'credit' }));
+    return s;
+  },
+  'a subscription checkout, its first billing refused': async () => {
+    const s = await planSession();
+    await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000000002', { method: 'credit' }),
+    );
+    return s;
+  },
   'a challenge left to time out': async (s) => {
     await openChallenge(s);
     t.clock.advance(10 * 60_000 + 1000);
@@ -68,6 +109,15 @@ const FLOWS: Record<string, (s: Session) => Promise<unknown>> = {
     }
   },
 };
+
+/**
+ * Runs `flow` on `s`, or on the session it makes and returns (a subscription checkout makes its
+ * own: its creation is the first row counted, and stopped there nothing is made).
+ */
+async function sessionOf(flow: (s: Session) => Promise<unknown>, s: Session): Promise<Session> {
+  const out = await flow(s);
+  return out && typeof out === 'object' && 'clientSecret' in out ? (out as Session) : s;
+}
 
 /** What is wrong with the session's rows: states no recovery loop would find. */
 async function strandedStates(sessionId: string, bff = t): Promise<string[]> {
@@ -125,18 +175,17 @@ describe('a crash between any two writes leaves no session where no loop would f
     it(name, async () => {
       // How many rows the flow writes when nothing stops it.
       const counting = await armFailpoint(t.bff.ctx.db, 1_000_000);
-      const whole = await t.createSession({ amount: 7_500 });
-      await flow(whole);
+      const whole = await sessionOf(flow, await t.createSession({ amount: 7_500 }));
       const rows = await counting.written();
       await counting.disarm();
       expect(await strandedStates(whole.id)).toEqual([]);
       expect(rows).toBeGreaterThan(1);
 
       for (let k = 1; k <= rows; k++) {
-        const s = await t.createSession({ amount: 7_500 });
+        let s = await t.createSession({ amount: 7_500 });
         const failpoint = await armFailpoint(t.bff.ctx.db, k);
         try {
-          await flow(s);
+          s = await sessionOf(flow, s);
         } catch {
           // The flow's later steps may fail in any way once the store refuses writes.
         } finally {
