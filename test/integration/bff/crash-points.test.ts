@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsDb } from '../../../server/bff/events/store';
 import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
+import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
 import {
   MERCHANT_ORIGIN,
@@ -252,14 +253,14 @@ describe('a crash while the resolver settles an unknown payment delays the truth
   for (const happened of [true, false]) {
     it(happened ? 'a sale found in the ledger' : 'no sale a day later', async () => {
       let rows = 0;
-      for (let k = 1; k === 1 || k <= rows; k++) {
+      for (let k = 0; k <= rows; k++) {
         const s = await unknownPayment(happened);
         if (!happened) slow.clock.advance(24 * 3_600_000);
         try {
-          // The first run counts the rows a whole settling writes; then one run per row.
-          const failpoint = await armFailpoint(slow.bff.ctx.db, rows === 0 ? 1_000_000 : k);
+          // Run 0 is whole and counts the rows it writes; run k is stopped at row k.
+          const failpoint = await armFailpoint(slow.bff.ctx.db, k === 0 ? 1_000_000 : k);
           await resolve().catch(() => undefined);
-          if (rows === 0) rows = await failpoint.written();
+          if (k === 0) rows = await failpoint.written();
           await failpoint.disarm();
           expect({ stoppedAtRow: k, wrong: await strandedStates(s.id, slow) }).toEqual({
             stoppedAtRow: k,
@@ -276,4 +277,100 @@ describe('a crash while the resolver settles an unknown payment delays the truth
       expect(rows).toBeGreaterThan(1);
     });
   }
+});
+
+// A notice that the gateway canceled a payment, stopped the same way while it is stored,
+// confirmed and applied: the cancel and its event come together, and the gateway's next
+// delivery (it retries until answered 200) or the retry of a stored notice applies it once.
+describe('a crash while a Canceled notice is stored and applied cancels the payment once', () => {
+  const basic = `Basic ${Buffer.from('gateway:gateway').toString('base64')}`;
+  const receiver = () => webhookReceiverOf(t.bff.ctx);
+
+  /** A paid session whose payment the gateway then canceled (its ledger says C). */
+  async function canceledAtGateway(): Promise<{ attemptId: string; nsu: string; code: string }> {
+    const s = await t.createSession({ amount: 6_300 });
+    const paid = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, APPROVED, { method: 'credit' }),
+    );
+    expect(paid.status).toBe(200);
+    const attempt = await t.bff.ctx.db
+      .selectFrom('payment_attempts')
+      .selectAll()
+      .where('session_id', '=', s.id)
+      .executeTakeFirstOrThrow();
+    const ctl = (path: string, body: unknown) =>
+      t.sandbox.call('POST', `/__sandbox${path}`, { token: null, body });
+    const open = await ctl('/cancellation-requests', {
+      paymentId: attempt.payment_id,
+      description: 'crash test',
+    });
+    const id = (open.body as { id: string }).id;
+    await ctl(`/cancellation-requests/${id}/decide`, { status: 'APROVADO' });
+    await ctl(`/cancellation-requests/${id}/decide`, { status: 'CANCELADO' });
+    return { attemptId: attempt.id, nsu: attempt.nsu!, code: attempt.authorization_code! };
+  }
+
+  const cancelState = async (attemptId: string) => {
+    const { canceled_at } = await t.bff.ctx.db
+      .selectFrom('payment_attempts')
+      .select('canceled_at')
+      .where('id', '=', attemptId)
+      .executeTakeFirstOrThrow();
+    const events = await eventsDb(t.bff.ctx.db)
+      .selectFrom('bff_events')
+      .select('id')
+      .where('type', '=', 'payment.canceled')
+      .where('dedup_key', '=', `payment.canceled:${attemptId}`)
+      .execute();
+    return { canceled: canceled_at !== null, events: events.length };
+  };
+
+  it('stored, confirmed and applied, stopped at every row', async () => {
+    let rows = 0;
+    for (let k = 0; k <= rows; k++) {
+      const p = await canceledAtGateway();
+      const deliver = () =>
+        t.request('POST', '/webhooks/gateway', {
+          headers: { authorization: basic },
+          body: {
+            movementId: 800_000_000 + k,
+            nsu: p.nsu,
+            codAuth: p.code,
+            installmentNumber: 1,
+            moment: '2026-05-01T10:00:00.000-03:00',
+            type: 'TransactionStatus',
+            oldValue: 'Authorized',
+            newValue: 'Canceled',
+          },
+        });
+      // Run 0 is whole and counts the rows it writes; run k is stopped at row k.
+      const failpoint = await armFailpoint(t.bff.ctx.db, k === 0 ? 1_000_000 : k);
+      try {
+        await deliver();
+        await receiver().idle();
+      } finally {
+        if (k === 0) rows = await failpoint.written();
+        await failpoint.disarm();
+      }
+      // Canceled with its event, or not at all.
+      const after = await cancelState(p.attemptId);
+      expect({ stoppedAtRow: k, ...after }).toEqual({
+        stoppedAtRow: k,
+        canceled: after.canceled,
+        events: after.canceled ? 1 : 0,
+      });
+      // The gateway delivers again; a claim the crash left lapses and the notice is retried.
+      t.clock.advance(t.bff.ctx.config.inboxClaimMs + 1000);
+      try {
+        expect((await deliver()).status).toBe(200);
+        await receiver().processAll();
+        await receiver().idle();
+      } finally {
+        t.clock.reset(0);
+      }
+      expect(await cancelState(p.attemptId)).toEqual({ canceled: true, events: 1 });
+    }
+    expect(rows).toBeGreaterThan(1);
+  });
 });
