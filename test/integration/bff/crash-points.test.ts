@@ -196,10 +196,64 @@ describe('a crash between any two writes leaves no session where no loop would f
           stoppedAtRow: k,
           wrong: [],
         });
+        // Once the store works again, the loops bring out the truth: succeeded if and only if
+        // the gateway charged (a subscription's truth is its billings: not compared here).
+        await recover(s);
+        const { status, plan_id } = await t.bff.ctx.db
+          .selectFrom('checkout_sessions')
+          .select(['status', 'plan_id'])
+          .where('id', '=', s.id)
+          .executeTakeFirstOrThrow();
+        if (plan_id === null) {
+          expect({ stoppedAtRow: k, succeeded: status === 'succeeded' }).toEqual({
+            stoppedAtRow: k,
+            succeeded: await charged(s.id),
+          });
+        }
+        expect(await strandedStates(s.id)).toEqual([]);
       }
     });
   }
 });
+
+/**
+ * What runs once the store works again: a read of the session (its challenge timed out
+ * after 10 minutes) and the resolver (an attempt stranded 2 minutes after its call).
+ */
+async function recover(s: Session): Promise<void> {
+  t.clock.advance(11 * 60_000);
+  try {
+    await t.frame(s.clientSecret, 'GET', '/checkout/api/session');
+    await resolveUnknownAttempts(t.bff.ctx, {
+      accountNumber: DEFAULT_CLIENT.accountNumber,
+      settleAfterMs: 0,
+    });
+  } finally {
+    t.clock.reset(0);
+  }
+}
+
+/** Whether the gateway's ledger holds an approved sale made for one of the session's attempts. */
+async function charged(sessionId: string): Promise<boolean> {
+  const attempts = await t.bff.ctx.db
+    .selectFrom('payment_attempts')
+    .select('gateway_reference')
+    .where('session_id', '=', sessionId)
+    .execute();
+  const day = (offset: number) =>
+    new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const res = await t.sandbox.call(
+    'POST',
+    `/api/transaction/concil/search-by-operation-date?accountNumber=${DEFAULT_CLIENT.accountNumber}&startDate=${day(-1)}&endDate=${day(1)}`,
+    { token: await t.sandbox.token('integration') },
+  );
+  const sales = res.body as { transactionReference: string; transactionStatus: string }[];
+  return sales.some(
+    (sale) =>
+      sale.transactionStatus === 'A' &&
+      attempts.some((a) => a.gateway_reference === sale.transactionReference),
+  );
+}
 
 // The resolver's moves, stopped the same way and then run again: the truth it finds (the sale
 // happened, or certainly did not) must come out whole on the next round, never lost.
