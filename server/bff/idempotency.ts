@@ -34,6 +34,17 @@ export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{8,100}$/;
 /** How long a key and its stored answer are kept: a retry after that is a new request. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * How long a key may wait for its first request's answer: past this, that request stopped with
+ * its process (a crash, a kill) and a retry with the same body takes the key over instead of
+ * being told, for a day, that it is still running. Far beyond any request's run (a handful of
+ * gateway calls, each bounded by `GATEWAY_TIMEOUT_MS`); and a retry that ran the work twice
+ * would still be safe: a pay is serialized by its session's claim, and the other keyed POSTs
+ * (expire, redeliver, cancel a subscription) are idempotent by themselves; a session created
+ * twice leaves the first, never answered, to expire.
+ */
+export const IDEMPOTENCY_STALE_MS = 15 * 60 * 1000;
+
 /** Deletes the keys older than `IDEMPOTENCY_TTL_MS` (the maintenance round). */
 export async function pruneIdempotencyKeys(db: BffKysely, now: Date): Promise<number> {
   const res = await db
@@ -51,10 +62,14 @@ interface KeyWhere {
 
 /**
  * The claim in one statement: the key is taken, or a key past its lifetime (not pruned yet) is
- * taken over as a new request; a live key changes nothing.
+ * taken over as a new request, or one whose first request with this body never answered
+ * (`IDEMPOTENCY_STALE_MS`) is taken over to run again; a live key changes nothing.
  */
 const claimQ = precompiled(
-  (db: BffKysely, p: KeyWhere & { request_hash: string; created_at: string; expired: string }) => {
+  (
+    db: BffKysely,
+    p: KeyWhere & { request_hash: string; created_at: string; expired: string; stale: string },
+  ) => {
     const fresh = {
       request_hash: p.request_hash,
       state: 'pending',
@@ -69,7 +84,16 @@ const claimQ = precompiled(
         oc
           .columns(['session_id', 'scope', 'key'])
           .doUpdateSet(fresh)
-          .where('idempotency_keys.created_at', '<', p.expired),
+          .where((eb) =>
+            eb.or([
+              eb('idempotency_keys.created_at', '<', p.expired),
+              eb.and([
+                eb('idempotency_keys.state', '=', 'pending'),
+                eb('idempotency_keys.request_hash', '=', p.request_hash),
+                eb('idempotency_keys.created_at', '<', p.stale),
+              ]),
+            ]),
+          ),
       );
   },
 );
@@ -112,6 +136,7 @@ export async function runIdempotent(
     request_hash: requestHash,
     created_at: scope.at.toISOString(),
     expired: new Date(scope.at.getTime() - IDEMPOTENCY_TTL_MS).toISOString(),
+    stale: new Date(scope.at.getTime() - IDEMPOTENCY_STALE_MS).toISOString(),
   });
   // Not waited onto the disk: the commit of the work that acts on the claim (a pay's claim of
   // its session) syncs it too; a claim lost with nothing after it lost nothing.

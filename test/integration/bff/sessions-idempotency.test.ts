@@ -147,4 +147,33 @@ describe('POST /v1/checkout-sessions with Idempotency-Key', () => {
       t.clock.reset(0);
     }
   });
+
+  it('a key whose first request stopped with its process is free again after 15 minutes', async () => {
+    const body = { amount: 900 };
+    const first = await create(body, 'cart-6-session-0001');
+    expect(first.status).toBe(201);
+    // As a crash after the claim leaves it: claimed, never answered.
+    await t.bff.ctx.db
+      .updateTable('idempotency_keys')
+      .set({ state: 'pending', response_status: null, response_body: null })
+      .where('key', '=', 'cart-6-session-0001')
+      .execute();
+    expect((await create(body, 'cart-6-session-0001')).status).toBe(409);
+    t.clock.advance(14 * 60_000);
+    try {
+      expect((await create(body, 'cart-6-session-0001')).status).toBe(409);
+      t.clock.advance(2 * 60_000);
+      // Another body is still another request under a used key.
+      expect((await create({ amount: 901 }, 'cart-6-session-0001')).status).toBe(422);
+      const retried = await create(body, 'cart-6-session-0001');
+      expect(retried.status).toBe(201);
+      expect(retried.headers.get('idempotent-replayed')).toBeNull();
+      // The retry's answer is the key's now.
+      const again = await create(body, 'cart-6-session-0001');
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect((again.body as Created).id).toBe((retried.body as Created).id);
+    } finally {
+      t.clock.reset(0);
+    }
+  });
 });
