@@ -1,4 +1,6 @@
 import type { BffContext } from './context';
+import { eventDeliveryOf } from './events/delivery';
+import { eventsWrittenIn } from './events/store';
 
 /**
  * Runs one step of a flow (the claim of a pay and its attempt; the outcome and its events) as
@@ -11,7 +13,18 @@ import type { BffContext } from './context';
  * turns on promise hooks for the whole process): plain transactions gave 1.8 ms of BFF CPU per
  * pay against 2.6 ms, and 440 pays/s against 355 at concurrency 32.
  */
-export function atomically<T>(ctx: BffContext, fn: (ctx: BffContext) => Promise<T>): Promise<T> {
+export async function atomically<T>(
+  ctx: BffContext,
+  fn: (ctx: BffContext) => Promise<T>,
+): Promise<T> {
   if (ctx.db.isTransaction) return fn(ctx);
-  return ctx.db.transaction().execute((db) => fn({ ...ctx, db }));
+  let trx: object | undefined;
+  const out = await ctx.db.transaction().execute((db) => {
+    trx = db;
+    return fn({ ...ctx, db });
+  });
+  // Events written inside are delivered once they are committed, not before: a delivery round
+  // on another connection would not see them yet.
+  if (trx && eventsWrittenIn(trx)) eventDeliveryOf(ctx)?.kick();
+  return out;
 }

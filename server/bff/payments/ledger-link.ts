@@ -5,7 +5,6 @@ import { sql } from 'kysely';
 import { inboxDb } from '../webhooks/store';
 import { transitionSession, markAttemptCanceled } from '../sessions/transition';
 import { atomically } from '../atomic';
-import { eventDeliveryOf } from '../events/delivery';
 
 /** A sale of the gateway's reconciliation ledger (either search's row, reduced). */
 export interface LedgerSale {
@@ -45,7 +44,6 @@ export async function linkSaleToAttempt(
     return false;
   }
   if (!linked) return false;
-  eventDeliveryOf(ctx)?.kick();
   ctx.logger.warn(
     {
       event: 'payment.resolved',

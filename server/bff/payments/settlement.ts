@@ -17,7 +17,6 @@ import {
 } from './outcomes';
 import { transitionSession } from '../sessions/transition';
 import { atomically } from '../atomic';
-import { eventDeliveryOf } from '../events/delivery';
 import { columnsOf, perShape, precompiled, rowsOf, shapeOf } from '../../lib/precompiled';
 import type { BffKysely } from '../db';
 
@@ -87,7 +86,6 @@ export async function succeed(
     await ctx.keepAnswer?.(tx.db, result);
     return result;
   });
-  eventDeliveryOf(ctx)?.kick();
   return result;
 }
 
@@ -190,6 +188,5 @@ export async function settle(
     await ctx.keepAnswer?.(tx.db, ended);
     return ended;
   });
-  eventDeliveryOf(ctx)?.kick();
   return result;
 }

@@ -30,7 +30,6 @@ import {
 import { transitionSession } from './transition';
 import { atomically } from '../atomic';
 import { scrubWal } from '../../lib/db';
-import { eventDeliveryOf } from '../events/delivery';
 import { attemptsLeft, sessionDetail } from './views';
 
 export type Result<T> =
@@ -322,7 +321,6 @@ export async function endAttemptAsFailure(
     await transitionSession(tx, session.id, from, 'open', now, { attempts_used: used });
     return { status: 'failed', error: { code, retryable: true }, attemptsLeft: left };
   });
-  eventDeliveryOf(ctx)?.kick();
   return result;
 }
 

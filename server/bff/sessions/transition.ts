@@ -1,7 +1,6 @@
 import type { SessionStatus } from '../checkout-api';
 import type { BffContext } from '../context';
 import type { BffKysely } from '../db';
-import { eventDeliveryOf } from '../events/delivery';
 import { recordCancelEvent, recordSessionEvents } from '../events/record';
 import {
   changesOf,
@@ -24,12 +23,6 @@ import {
 
 /** The statuses a session ends in: reaching one writes its event with it. */
 const ENDS: readonly SessionStatus[] = ['succeeded', 'failed', 'expired'];
-
-/** Runs `fn` in a transaction of `db`, or in the one `db` already is. */
-async function inTransaction<T>(db: BffKysely, fn: (trx: BffKysely) => Promise<T>): Promise<T> {
-  if (db.isTransaction) return fn(db);
-  return db.transaction().execute(fn);
-}
 
 type Extra = Partial<Pick<SessionRow, 'failure_code' | 'attempts_used'>>;
 
@@ -94,14 +87,12 @@ export async function transitionSession(
   };
   const q = moveQ(shape);
   if (!ends) return (await changesOf(ctx.db, q.live(ctx.db, params))) === 1;
-  const moved = await inTransaction(ctx.db, async (trx) => {
-    const [row] = await rowsOf(trx, q.end(trx, params));
+  return atomically(ctx, async (tx) => {
+    const [row] = await rowsOf(tx.db, q.end(tx.db, params));
     if (!row) return false;
-    await recordSessionEvents({ ...ctx, db: trx }, row, at);
+    await recordSessionEvents(tx, row, at);
     return true;
   });
-  if (moved) eventDeliveryOf(ctx)?.kick();
-  return moved;
 }
 
 /**
@@ -135,18 +126,16 @@ export async function markAttemptCanceled(
   at: Date | string,
 ): Promise<AttemptRow | undefined> {
   const when = typeof at === 'string' ? at : at.toISOString();
-  const canceled = await inTransaction(ctx.db, async (trx) => {
-    const res = await trx
+  await atomically(ctx, async (tx) => {
+    const res = await tx.db
       .updateTable('payment_attempts')
       .set({ canceled_at: when, updated_at: when })
       .where('id', '=', attemptId)
       .where('canceled_at', 'is', null)
       .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return false;
-    await recordCancelEvent({ ...ctx, db: trx }, attemptId, ctx.clock.now());
-    return true;
+    if (Number(res.numUpdatedRows) !== 1) return;
+    await recordCancelEvent(tx, attemptId, ctx.clock.now());
   });
-  if (canceled) eventDeliveryOf(ctx)?.kick();
   return ctx.db
     .selectFrom('payment_attempts')
     .selectAll()
