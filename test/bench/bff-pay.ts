@@ -43,6 +43,7 @@ import { havePostgres, startPgCluster, type PgCluster } from '../../scripts/pg-c
 import { freePort } from '../support/child-server';
 import { benchClient, percentile, type Answer } from './lib/http';
 import {
+  baselineConfigs,
   bffConfig,
   CARD,
   directConfig,
@@ -66,6 +67,9 @@ const WITH_PG = process.env.BENCH_PG !== '0';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 
 const client = benchClient(CONCURRENCY * 2);
+const DIRECT = 'sandbox direct';
+const HELLO = 'Hono hello-world';
+const THROUGH = 'Hono pass-through';
 
 interface SessionRun extends Timed {
   config: string;
@@ -160,7 +164,7 @@ async function measure(
       const s = performance.now();
       let a: Answer;
       try {
-        a = await client.send(it.port, 'POST', config.path, it.headers, it.body);
+        a = await client.send(it.port, config.method ?? 'POST', config.path, it.headers, it.body);
       } catch (err) {
         a = { status: 0, body: (err as Error).message };
       }
@@ -247,7 +251,7 @@ function printWork(all: Run[]): void {
   const seen = new Set<string>();
   for (const r of all) {
     const k = `${r.config} ${r.concurrency}`;
-    if (seen.has(k) || r.config === 'sandbox direct') continue;
+    if (seen.has(k) || r.config === DIRECT || r.config === HELLO) continue;
     seen.add(k);
     const of = all.filter((x) => x.config === r.config && x.concurrency === r.concurrency);
     const m = (f: (w: Work) => number) => median(of.map((x) => f(x.work)));
@@ -258,6 +262,49 @@ function printWork(all: Run[]): void {
       `${r.config.padEnd(COL)} c=${String(r.concurrency).padEnd(3)} ` +
         `write calls ${f1(m((w) => w.writeCalls)).padStart(5)}  ` +
         `written ${f1(m((w) => w.writeKB)).padStart(6)} KB${pgPart}`,
+    );
+  }
+}
+
+/**
+ * The BFF against what any server between the shopper and the gateway costs on this stack
+ * (`Hono pass-through`: Hono and @hono/node-server as the BFF is served, the BFF's HTTP layer
+ * to the gateway, no store), run side by side: what is left is the BFF's own work.
+ */
+function printFloor(
+  figures: (name: string, c: number) => Figures | undefined,
+  sideBySide: (
+    a: [string, number],
+    b: [string, number],
+    fn: (x: Figures, y: Figures) => number,
+  ) => number,
+  over: string,
+): void {
+  const through = figures(THROUGH, CONCURRENCY);
+  const hello = figures(HELLO, CONCURRENCY);
+  if (!through || !hello) return;
+  console.log(
+    `\nthe floor, beside the targets: ${HELLO} ${hello.rate.toFixed(0)} requests/s at ` +
+      `c=${CONCURRENCY}, ${f2(hello.bffCpu)} ms of server CPU each; ${THROUGH} (the same pay ` +
+      `forwarded to the sandbox, no store) ${through.rate.toFixed(0)} pays/s, ` +
+      `${f2(through.bffCpu)} ms of server CPU each${over}`,
+  );
+  const adds = sideBySide([THROUGH, 1], [DIRECT, 1], (x, y) => x.p50 - y.p50);
+  target(`${THROUGH} adds at c=1, p50`, `${f2(adds)} ms${over}`, '—', null);
+  for (const name of ['BFF×1 SQLite', 'BFF×1 SQLite normal', 'BFF×1 PG']) {
+    if (!figures(name, CONCURRENCY)) continue;
+    const rate = sideBySide([name, CONCURRENCY], [THROUGH, CONCURRENCY], (x, y) => x.rate / y.rate);
+    const cpu = sideBySide(
+      [name, CONCURRENCY],
+      [THROUGH, CONCURRENCY],
+      (x, y) => x.bffCpu - y.bffCpu,
+    );
+    const late = sideBySide([name, 1], [THROUGH, 1], (x, y) => x.p50 - y.p50);
+    target(
+      `${name} beyond the floor`,
+      `${rate.toFixed(2)}× pays/s, +${f2(cpu)} ms CPU, +${f2(late)} ms at c=1`,
+      '—',
+      null,
     );
   }
 }
@@ -302,6 +349,12 @@ async function main(): Promise<number> {
   sandboxPid = sandbox.child.pid!;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const { token, pem } = await sandboxCredentials(client, sandboxPort);
+  const baseline = await baselineConfigs({
+    sandboxUrl,
+    token,
+    pem,
+    onExit: (stop) => cleanups.push(stop),
+  });
   if (WITH_PG && havePostgres()) {
     // Durable, as the SQLite store is by default (`npm run test:postgres` runs fsync off).
     pgCluster = await startPgCluster({ extraOptions: '-c fsync=on -c full_page_writes=on' });
@@ -332,7 +385,7 @@ async function main(): Promise<number> {
     );
     const one = await measure(config, await config.prepare(PAYS_C1), 1, failures, round);
     const made = warm.n + hot.n + one.n;
-    paysMade += made;
+    if (config.charges !== false) paysMade += made;
     printRun(hot);
     printRun(one);
     runs.push(hot, one);
@@ -348,7 +401,8 @@ async function main(): Promise<number> {
 
   console.log(
     `\n${'config'.padEnd(COL)} ${'conc'.padEnd(5)} ${'pays'.padStart(5)} ${'pays/s'.padStart(8)}  ` +
-      'latency ms        CPU ms per pay: BFF, sandbox, PostgreSQL, load generator; load avg 1 min',
+      'latency ms        CPU ms per pay: BFF (or the baseline server), sandbox, PostgreSQL, ' +
+      'load generator; load avg 1 min',
   );
   const bff = (
     name: string,
@@ -374,6 +428,8 @@ async function main(): Promise<number> {
 
   async function oneRound(r: number): Promise<void> {
     await bench(directConfig(client, sandboxPort, token, pem), r);
+    await bench(baseline.hello, r);
+    await bench(baseline.passThrough, r);
     const sqliteFile = join(dir, `bff-${r}.sqlite`);
     await bench(
       await bff('BFF×1 SQLite', 1, { BFF_DB: sqliteFile }, async () =>
@@ -501,9 +557,9 @@ async function main(): Promise<number> {
     );
   }
   for (const name of [sqliteName, 'BFF×1 PG']) {
-    const adds = sideBySide([name, 1], ['sandbox direct', 1], (x, y) => x.p50 - y.p50);
+    const adds = sideBySide([name, 1], [DIRECT, 1], (x, y) => x.p50 - y.p50);
     const bff1 = figures(name, 1);
-    const direct1 = figures('sandbox direct', 1);
+    const direct1 = figures(DIRECT, 1);
     if (!Number.isFinite(adds) || !bff1 || !direct1) continue;
     const detail =
       ROUNDS > 1
@@ -511,6 +567,7 @@ async function main(): Promise<number> {
         : `${f2(adds)} ms (${f2(bff1.p50)} − ${f2(direct1.p50)})`;
     target(`the BFF adds at c=1, p50, ${name}`, detail, '≤ 1.5 ms', adds <= 1.5);
   }
+  printFloor(figures, sideBySide, over);
   console.log(
     `  machine load average (1, 5, 15 min) at the end: ${loadavg()
       .map((x) => x.toFixed(2))

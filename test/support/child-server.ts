@@ -13,6 +13,7 @@ export function freePort(): Promise<number> {
 }
 
 export interface ChildServer {
+  pid: number;
   /** Everything the child wrote so far (stdout and stderr). */
   out(): string;
   /** SIGTERM; resolves with the exit code. */
@@ -20,15 +21,16 @@ export interface ChildServer {
 }
 
 /**
- * Runs `node <script>` with `env` and resolves once its output contains every one of `ready`
- * (rejects if it exits first or is not ready within 30 s).
+ * Runs `node [nodeArgs] <script>` with `env` and resolves once its output contains every one
+ * of `ready` (rejects if it exits first or is not ready within 30 s).
  */
 export async function startChildServer(
   script: string,
   env: NodeJS.ProcessEnv,
   ready: readonly string[],
+  nodeArgs: readonly string[] = [],
 ): Promise<ChildServer> {
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -46,6 +48,7 @@ export async function startChildServer(
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
   });
   return {
+    pid: child.pid!,
     out: () => out,
     stop: async () => {
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

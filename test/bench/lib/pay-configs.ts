@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { DEVICE_INFO, encryptWithKey, MERCHANT_ORIGIN, MERCHANT_SECRET } from '../../support/bff';
 import { bffProcess, type BffProcess } from '../../support/bff-process';
+import { freePort, startChildServer } from '../../support/child-server';
 import { cpuMs } from './proc';
 import type { Answer, BenchClient } from './http';
 
@@ -18,11 +20,15 @@ const AMOUNT = 10_000;
 export interface Item {
   port: number;
   headers: Record<string, string>;
-  body: string;
+  body: string | undefined;
 }
 
 export interface Config {
   name: string;
+  /** POST unless said. */
+  method?: 'GET';
+  /** False: its requests charge nothing (no pay reaches the sandbox). */
+  charges?: false;
   path: string;
   /** Whether an answer is a successful pay. */
   ok(a: Answer): boolean;
@@ -43,6 +49,19 @@ export interface Timed {
   bffCpu: number;
 }
 
+/** What server/bff/payments/pay.ts sends the gateway for a credit pay, with a fresh card. */
+function gatewayPayBody(pem: string, reference: string): string {
+  return JSON.stringify({
+    payment: { transactionType: 'credit', amount: AMOUNT, productType: 'avista', installments: 1 },
+    referenceTransaction: reference,
+    sellerInfo: { codeAntiFraud: randomUUID() },
+    customer: { ipAddress: '127.0.0.1' },
+    cardInfo: { encryptedCard: encryptWithKey(pem, CARD), cardholderName: 'MARIA SILVA' },
+  });
+}
+
+const gatewayApproved = (a: Answer) => a.status === 200 && a.body.includes('"returnCode":"00"');
+
 export function directConfig(
   client: BenchClient,
   port: number,
@@ -53,30 +72,74 @@ export function directConfig(
   return {
     name: 'sandbox direct',
     path: '/v1/payments',
-    ok: (a) => a.status === 200 && a.body.includes('"returnCode":"00"'),
+    ok: gatewayApproved,
     async prepare(n) {
       return Array.from({ length: n }, () => ({
         port,
         headers: { authorization: `Bearer ${token}`, 'idempotency-key': `pa_${randomUUID()}` },
-        // What server/bff/payments/pay.ts sends for a credit pay.
-        body: JSON.stringify({
-          payment: {
-            transactionType: 'credit',
-            amount: AMOUNT,
-            productType: 'avista',
-            installments: 1,
-          },
-          referenceTransaction: `bench-direct-${++seq}`,
-          sellerInfo: { codeAntiFraud: randomUUID() },
-          customer: { ipAddress: '127.0.0.1' },
-          cardInfo: { encryptedCard: encryptWithKey(pem, CARD), cardholderName: 'MARIA SILVA' },
-        }),
+        body: gatewayPayBody(pem, `bench-direct-${++seq}`),
       }));
     },
     bffPids: () => [],
     postgres: false,
     countCharges: async () => null,
     close: async () => {},
+  };
+}
+
+/**
+ * The floor under the BFF (test/bench/lib/baseline-server.ts, its own process): Hono's
+ * hello-world, and the same pay as `directConfig`'s passed through a Hono app to the sandbox.
+ * Their server's CPU is counted where a BFF's is.
+ */
+export async function baselineConfigs(opts: {
+  sandboxUrl: string;
+  token: string;
+  pem: string;
+  onExit: (stop: () => Promise<void>) => void;
+}): Promise<{ hello: Config; passThrough: Config }> {
+  const port = await freePort();
+  const server = await startChildServer(
+    fileURLToPath(new URL('./baseline-server.ts', import.meta.url)),
+    { BASELINE_PORT: String(port), GATEWAY_URL: opts.sandboxUrl, GATEWAY_TOKEN: opts.token },
+    ['baseline ready'],
+    ['--import', 'tsx'],
+  );
+  // Kept for every round; stopped on the way out.
+  opts.onExit(async () => {
+    await server.stop();
+  });
+  const common = {
+    bffPids: () => [server.pid],
+    postgres: false,
+    countCharges: async () => null,
+    close: async () => {},
+  };
+  let seq = 0;
+  return {
+    hello: {
+      ...common,
+      name: 'Hono hello-world',
+      method: 'GET',
+      charges: false,
+      path: '/hello',
+      ok: (a) => a.status === 200 && a.body === 'Hello Hono!',
+      prepare: async (n) =>
+        Array.from({ length: n }, () => ({ port, headers: {}, body: undefined })),
+    },
+    passThrough: {
+      ...common,
+      name: 'Hono pass-through',
+      path: '/pay',
+      ok: (a) => a.status === 200 && a.body.startsWith('{"status":"succeeded"'),
+      async prepare(n) {
+        return Array.from({ length: n }, () => ({
+          port,
+          headers: {},
+          body: gatewayPayBody(opts.pem, `bench-through-${++seq}`),
+        }));
+      },
+    },
   };
 }
 
