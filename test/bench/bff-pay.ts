@@ -97,6 +97,7 @@ interface Run extends Timed {
 interface Work {
   writeCalls: number;
   writeKB: number;
+  readCalls: number;
   pgWrites: number;
   pgWalKB: number;
 }
@@ -197,6 +198,7 @@ async function measure(
     work: {
       writeCalls: (io.calls - before.io.calls) / n,
       writeKB: (io.bytes - before.io.bytes) / 1024 / n,
+      readCalls: (io.reads - before.io.reads) / n,
       // Reading the next xid takes none, so the readings add nothing to the count.
       pgWrites: pg0 && pg1 ? (pg1.xid - pg0.xid) / n : NaN,
       pgWalKB: pg0 && pg1 ? (pg1.wal - pg0.wal) / 1024 / n : NaN,
@@ -261,7 +263,8 @@ function printWork(all: Run[]): void {
     console.log(
       `${r.config.padEnd(COL)} c=${String(r.concurrency).padEnd(3)} ` +
         `write calls ${f1(m((w) => w.writeCalls)).padStart(5)}  ` +
-        `written ${f1(m((w) => w.writeKB)).padStart(6)} KB${pgPart}`,
+        `written ${f1(m((w) => w.writeKB)).padStart(6)} KB  ` +
+        `read calls ${f1(m((w) => w.readCalls)).padStart(5)}${pgPart}`,
     );
   }
 }

@@ -40,10 +40,14 @@ export function treeCpuMs(root: number): number {
   return ms;
 }
 
-/** Write calls (`syscw`) and bytes passed to them (`wchar`) of /proc/<pid>/io, summed. */
+/**
+ * Write calls (`syscw`) and bytes passed to them (`wchar`) of /proc/<pid>/io, summed; and read
+ * calls (`syscr`): a page a store's cache no longer holds is one more read.
+ */
 export interface WriteWork {
   calls: number;
   bytes: number;
+  reads: number;
 }
 
 /**
@@ -52,7 +56,7 @@ export interface WriteWork {
  * Unlike CPU time, it does not move with the machine's load. A gone process counts 0.
  */
 export function writeWork(pids: readonly number[]): WriteWork {
-  const work = { calls: 0, bytes: 0 };
+  const work = { calls: 0, bytes: 0, reads: 0 };
   for (const pid of pids) {
     let text: string;
     try {
@@ -62,6 +66,7 @@ export function writeWork(pids: readonly number[]): WriteWork {
     }
     work.calls += Number(/^syscw: (\d+)/m.exec(text)?.[1] ?? 0);
     work.bytes += Number(/^wchar: (\d+)/m.exec(text)?.[1] ?? 0);
+    work.reads += Number(/^syscr: (\d+)/m.exec(text)?.[1] ?? 0);
   }
   return work;
 }
