@@ -10,6 +10,8 @@
  *
  *   sandbox direct   `POST /v1/payments` (credit, 1 installment, encryptedCard) with a Bearer
  *                    token, the body and headers the BFF's gateway client sends;
+ *   Hono hello-world, Hono pass-through (lib/baseline-server.ts: the same pay forwarded to
+ *                    the sandbox by a Hono app with no store: the floor under any BFF);
  *   BFF×1 SQLite, BFF×1 SQLite normal (`BFF_SQLITE_SYNC=normal`: what durability costs),
  *   BFF×1 PostgreSQL, BFF×3 PostgreSQL (one store; this load generator sends to the
  *                    instances in turn, no balancer process in between).
@@ -32,7 +34,8 @@
  * BENCH_WARMUP (1000 per BFF instance), BENCH_CONCURRENCY (32), BENCH_INSTANCES (3), BENCH_PG=0 (SQLite only),
  * BENCH_ROUNDS (1): run every configuration that many times, in turn, each round on fresh stores,
  * and judge the targets on the medians (a ratio: the median of each round's, side by side),
- * BENCH_CPU_PROF=<dir> (the sandbox and each BFF instance write a V8 CPU profile there as they stop).
+ * BENCH_CPU_PROF=<dir> (the sandbox and each BFF instance write a V8 CPU profile there as they stop),
+ * BENCH_PIN=1 (the BFF on core 0, the sandbox and this generator on core 1: `pinApart`).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -54,6 +57,7 @@ import {
   type Timed,
 } from './lib/pay-configs';
 import { cpuMs, treeCpuMs, writeWork } from './lib/proc';
+import { COL, f1, f2, printReport, printRun, type Run } from './lib/pay-report';
 import { sandboxCredentials, startSandboxProcess } from './lib/sandbox-process';
 
 const PAYS = Number(process.env.BENCH_PAYS ?? 3000);
@@ -61,45 +65,14 @@ const PAYS_C1 = Number(process.env.BENCH_PAYS_C1 ?? 500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 3);
-/** The width of the configuration column. */
-const COL = 19;
 const WITH_PG = process.env.BENCH_PG !== '0';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
+const PIN = process.env.BENCH_PIN === '1';
 
 const client = benchClient(CONCURRENCY * 2);
-const DIRECT = 'sandbox direct';
-const HELLO = 'Hono hello-world';
-const THROUGH = 'Hono pass-through';
 
 interface SessionRun extends Timed {
   config: string;
-}
-
-interface Run extends Timed {
-  config: string;
-  round: number;
-  concurrency: number;
-  failures: number;
-  sandboxCpu: number;
-  pgCpu: number;
-  genCpu: number;
-  load: number;
-  /** Per pay, figures the machine's load does not move (see `Work`). */
-  work: Work;
-}
-
-/**
- * Per pay: the BFF processes' write calls and KB passed to them (SQLite's WAL frames, two
- * calls each, and checkpoints; each PostgreSQL query is one call; plus the HTTP answer and the
- * gateway request), and on PostgreSQL the transactions that wrote (xids taken) and the WAL
- * the cluster wrote.
- */
-interface Work {
-  writeCalls: number;
-  writeKB: number;
-  readCalls: number;
-  pgWrites: number;
-  pgWalKB: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,6 +112,19 @@ async function pgCounters(): Promise<{ wal: number; xid: number }> {
       'pg_snapshot_xmax(pg_current_snapshot())::text as xid',
   );
   return { wal: Number(r.rows[0]!.wal), xid: Number(r.rows[0]!.xid) };
+}
+
+/**
+ * BENCH_PIN=1: the BFF processes (every thread, the fsync workers too) on core 0, the sandbox
+ * and this load generator on core 1 (PostgreSQL where the scheduler puts it), so that at c=1
+ * the BFF does not find its caches cold after the sandbox ran on its core. An analysis tool:
+ * at c=32 the sandbox and the generator then share one core.
+ */
+function pinApart(bffPids: number[]): void {
+  const pin = (core: string, pid: number) =>
+    execFileSync('taskset', ['-a', '-p', '-c', core, String(pid)], { stdio: 'ignore' });
+  for (const pid of bffPids) pin('0', pid);
+  for (const pid of [sandboxPid, process.pid]) pin('1', pid);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,117 +192,6 @@ async function measure(
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Output
-
-interface Figures {
-  rate: number;
-  p50: number;
-  p99: number;
-  bffCpu: number;
-}
-
-const figuresOf = (r: Run): Figures => ({
-  rate: r.n / r.seconds,
-  p50: percentile(r.lat, 50),
-  p99: percentile(r.lat, 99),
-  bffCpu: r.bffCpu,
-});
-
-function median(xs: number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '—');
-const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '—');
-
-function printRun(r: Run): void {
-  console.log(
-    `${r.config.padEnd(COL)} c=${String(r.concurrency).padEnd(3)} ${String(r.n).padStart(5)} ` +
-      `${(r.n / r.seconds).toFixed(0).padStart(6)}/s  p50 ${f2(percentile(r.lat, 50)).padStart(6)}  ` +
-      `p99 ${f1(percentile(r.lat, 99)).padStart(6)}  BFF ${f2(r.bffCpu).padStart(5)}  ` +
-      `sandbox ${f2(r.sandboxCpu).padStart(5)}  PG ${f2(r.pgCpu).padStart(5)}  ` +
-      `gen ${f2(r.genCpu).padStart(5)}  load ${r.load.toFixed(2)}` +
-      (r.failures ? `  FAILED ${r.failures}` : ''),
-  );
-}
-
-/** The per-pay work of each configuration and concurrency (medians over the rounds). */
-function printWork(all: Run[]): void {
-  console.log(
-    "\nper pay, whatever the machine's load: the BFF's write calls and KB written (files and " +
-      'sockets); PostgreSQL: transactions that wrote, KB of WAL',
-  );
-  const seen = new Set<string>();
-  for (const r of all) {
-    const k = `${r.config} ${r.concurrency}`;
-    if (seen.has(k) || r.config === DIRECT || r.config === HELLO) continue;
-    seen.add(k);
-    const of = all.filter((x) => x.config === r.config && x.concurrency === r.concurrency);
-    const m = (f: (w: Work) => number) => median(of.map((x) => f(x.work)));
-    const pgPart = Number.isFinite(m((w) => w.pgWrites))
-      ? `  PG writes ${f1(m((w) => w.pgWrites)).padStart(4)}  WAL ${f1(m((w) => w.pgWalKB)).padStart(5)} KB`
-      : '';
-    console.log(
-      `${r.config.padEnd(COL)} c=${String(r.concurrency).padEnd(3)} ` +
-        `write calls ${f1(m((w) => w.writeCalls)).padStart(5)}  ` +
-        `written ${f1(m((w) => w.writeKB)).padStart(6)} KB  ` +
-        `read calls ${f1(m((w) => w.readCalls)).padStart(5)}${pgPart}`,
-    );
-  }
-}
-
-/**
- * The BFF against what any server between the shopper and the gateway costs on this stack
- * (`Hono pass-through`: Hono and @hono/node-server as the BFF is served, the BFF's HTTP layer
- * to the gateway, no store), run side by side: what is left is the BFF's own work.
- */
-function printFloor(
-  figures: (name: string, c: number) => Figures | undefined,
-  sideBySide: (
-    a: [string, number],
-    b: [string, number],
-    fn: (x: Figures, y: Figures) => number,
-  ) => number,
-  over: string,
-): void {
-  const through = figures(THROUGH, CONCURRENCY);
-  const hello = figures(HELLO, CONCURRENCY);
-  if (!through || !hello) return;
-  console.log(
-    `\nthe floor, beside the targets: ${HELLO} ${hello.rate.toFixed(0)} requests/s at ` +
-      `c=${CONCURRENCY}, ${f2(hello.bffCpu)} ms of server CPU each; ${THROUGH} (the same pay ` +
-      `forwarded to the sandbox, no store) ${through.rate.toFixed(0)} pays/s, ` +
-      `${f2(through.bffCpu)} ms of server CPU each${over}`,
-  );
-  const adds = sideBySide([THROUGH, 1], [DIRECT, 1], (x, y) => x.p50 - y.p50);
-  target(`${THROUGH} adds at c=1, p50`, `${f2(adds)} ms${over}`, '—', null);
-  for (const name of ['BFF×1 SQLite', 'BFF×1 SQLite normal', 'BFF×1 PG']) {
-    if (!figures(name, CONCURRENCY)) continue;
-    const rate = sideBySide([name, CONCURRENCY], [THROUGH, CONCURRENCY], (x, y) => x.rate / y.rate);
-    const cpu = sideBySide(
-      [name, CONCURRENCY],
-      [THROUGH, CONCURRENCY],
-      (x, y) => x.bffCpu - y.bffCpu,
-    );
-    const late = sideBySide([name, 1], [THROUGH, 1], (x, y) => x.p50 - y.p50);
-    target(
-      `${name} beyond the floor`,
-      `${rate.toFixed(2)}× pays/s, +${f2(cpu)} ms CPU, +${f2(late)} ms at c=1`,
-      '—',
-      null,
-    );
-  }
-}
-
-function target(name: string, value: string, goal: string, met: boolean | null): void {
-  const verdict = met === null ? '' : met ? 'met' : 'NOT MET';
-  console.log(`  ${name.padEnd(44)} ${value.padEnd(30)} ${goal.padEnd(14)} ${verdict}`);
-}
-
 function gitState(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -336,7 +211,8 @@ async function main(): Promise<number> {
   console.log(
     `commit ${commit}; ${WARMUP} warm-up pays per BFF instance, then ${PAYS} at concurrency ` +
       `${CONCURRENCY} and ${PAYS_C1} at concurrency 1 per configuration; card ${CARD}, credit, ` +
-      `1 installment; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)} at the start`,
+      `1 installment; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)} at the start` +
+      (PIN ? '; BENCH_PIN: the BFF on core 0, the sandbox and the load generator on core 1' : ''),
   );
   console.log(
     'every process shares those cores: sandbox, BFF instances, PostgreSQL (fsync on) and this ' +
@@ -375,6 +251,7 @@ async function main(): Promise<number> {
   const mismatches: string[] = [];
   let paysMade = 0;
   const bench = async (config: Config, round: number) => {
+    if (PIN) pinApart(config.bffPids());
     // Per instance: each process's V8 optimizes its own hot paths.
     const warmup = WARMUP * Math.max(1, config.bffPids().length);
     const warm = await measure(config, await config.prepare(warmup), CONCURRENCY, failures, round);
@@ -474,108 +351,7 @@ async function main(): Promise<number> {
     );
   }
 
-  // Each figure is judged on its median over the rounds; a comparison of two configurations on
-  // the median of the rounds' own comparisons (run side by side, so the machine's drift cancels).
-  const pick = (name: string, c: number, round: number) =>
-    runs.find((r) => r.config === name && r.concurrency === c && r.round === round);
-  const figures = (name: string, c: number): Figures | undefined => {
-    const of = runs.filter((r) => r.config === name && r.concurrency === c).map(figuresOf);
-    if (of.length === 0) return undefined;
-    return {
-      rate: median(of.map((f) => f.rate)),
-      p50: median(of.map((f) => f.p50)),
-      p99: median(of.map((f) => f.p99)),
-      bffCpu: median(of.map((f) => f.bffCpu)),
-    };
-  };
-  const sideBySide = (
-    a: [string, number],
-    b: [string, number],
-    fn: (x: Figures, y: Figures) => number,
-  ): number => {
-    const each: number[] = [];
-    for (let r = 1; r <= ROUNDS; r++) {
-      const x = pick(a[0], a[1], r);
-      const y = pick(b[0], b[1], r);
-      if (x && y) each.push(fn(figuresOf(x), figuresOf(y)));
-    }
-    return median(each);
-  };
-  if (ROUNDS > 1) {
-    console.log(`\nmedians of ${ROUNDS} rounds`);
-    const seen = new Set<string>();
-    for (const r of runs) {
-      const k = `${r.config} ${r.concurrency}`;
-      if (seen.has(k)) continue;
-      seen.add(k);
-      const f = figures(r.config, r.concurrency)!;
-      console.log(
-        `${r.config.padEnd(COL)} c=${String(r.concurrency).padEnd(3)} ${f.rate.toFixed(0).padStart(12)}/s  ` +
-          `p50 ${f2(f.p50).padStart(6)}  p99 ${f1(f.p99).padStart(6)}  BFF ${f2(f.bffCpu).padStart(5)}`,
-      );
-    }
-  }
-  printWork(runs);
-  const over = ROUNDS > 1 ? `, median of ${ROUNDS}` : '';
-  const sqliteName = 'BFF×1 SQLite';
-  const manyName = `BFF×${INSTANCES} PG`;
-  const sqlite = figures(sqliteName, CONCURRENCY);
-  console.log(`\ntargets (figures are printed, never asserted)`);
-  for (const name of [sqliteName, 'BFF×1 SQLite normal', 'BFF×1 PG', manyName]) {
-    const f = figures(name, CONCURRENCY);
-    if (!f || (name === manyName && INSTANCES <= 1)) continue;
-    target(`BFF CPU per pay, ${name}`, `${f2(f.bffCpu)} ms${over}`, '≤ 1.0 ms', f.bffCpu <= 1);
-  }
-  if (sqlite) {
-    target(
-      `pays/s, ${sqliteName}, c=${CONCURRENCY}`,
-      `${sqlite.rate.toFixed(0)}/s${over}`,
-      '≥ 700/s',
-      sqlite.rate >= 700,
-    );
-    target(
-      `p99, ${sqliteName}, c=${CONCURRENCY}`,
-      `${f1(sqlite.p99)} ms${over}`,
-      '≤ 100 ms',
-      sqlite.p99 <= 100,
-    );
-  }
-  const ratio = (x: Figures, y: Figures) => x.rate / y.rate;
-  const pgOverSqlite = sideBySide(['BFF×1 PG', CONCURRENCY], [sqliteName, CONCURRENCY], ratio);
-  if (Number.isFinite(pgOverSqlite)) {
-    target(
-      'throughput PG / SQLite (one instance each)',
-      `${pgOverSqlite.toFixed(2)}×${over}`,
-      '≥ 0.8×',
-      pgOverSqlite >= 0.8,
-    );
-  }
-  const manyOverOne = sideBySide([manyName, CONCURRENCY], ['BFF×1 PG', CONCURRENCY], ratio);
-  if (INSTANCES > 1 && Number.isFinite(manyOverOne)) {
-    target(
-      `throughput ${INSTANCES}×PG / 1×PG`,
-      `${manyOverOne.toFixed(2)}× (same 2 cores)${over}`,
-      '—',
-      null,
-    );
-  }
-  for (const name of [sqliteName, 'BFF×1 PG']) {
-    const adds = sideBySide([name, 1], [DIRECT, 1], (x, y) => x.p50 - y.p50);
-    const bff1 = figures(name, 1);
-    const direct1 = figures(DIRECT, 1);
-    if (!Number.isFinite(adds) || !bff1 || !direct1) continue;
-    const detail =
-      ROUNDS > 1
-        ? `${f2(adds)} ms${over}`
-        : `${f2(adds)} ms (${f2(bff1.p50)} − ${f2(direct1.p50)})`;
-    target(`the BFF adds at c=1, p50, ${name}`, detail, '≤ 1.5 ms', adds <= 1.5);
-  }
-  printFloor(figures, sideBySide, over);
-  console.log(
-    `  machine load average (1, 5, 15 min) at the end: ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(', ')}`,
-  );
+  printReport(runs, { rounds: ROUNDS, concurrency: CONCURRENCY, instances: INSTANCES });
 
   const sandboxCharges = sqliteCount(sandboxFile, 'select count(*) as n from payments');
   if (sandboxCharges !== paysMade) {
