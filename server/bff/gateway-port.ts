@@ -60,7 +60,7 @@ export interface BffGateway {
   ): Promise<BillingSearchResponse>;
   /** A subscription left unknown by a crash: found again by its order number. */
   searchSubscriptions(
-    query?: { orderBy?: string; page?: number; limit?: number },
+    query?: { planName?: string; orderBy?: string; page?: number; limit?: number },
     opts?: GatewayCallOptions,
   ): Promise<SubscriptionSearchResponse>;
   /** A webhook is confirmed against the ledger's sale of its NSU and authorization code. */

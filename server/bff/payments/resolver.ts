@@ -11,7 +11,7 @@ import { linkSaleToAttempt } from './ledger-link';
 import { settleSubscription } from './subscribe';
 import { transitionSession } from '../sessions/transition';
 import { eventDeliveryOf } from '../events/delivery';
-import { expireDueSessions } from '../sessions/service';
+import { expireDueSessions, type SessionPlan } from '../sessions/service';
 import { recordBillingEvents } from '../subscriptions/billing-events';
 
 /** Options of the unknown-attempt resolver (DESIGN §4: a timeout after sending, a crash). */
@@ -34,6 +34,12 @@ export interface ResolveOptions {
   notHappenedAfterMs?: number;
   /** How far back unknown attempts are still looked up. Default 7 days. */
   lookbackMs?: number;
+  /**
+   * Before a subscription attempt is declared not to have happened, every subscription of its
+   * plan is read, newest first, up to this many pages of 100. Default 50. A plan with more
+   * leaves the attempt unknown (and says so in the log): not found is not proven.
+   */
+  proofPages?: number;
 }
 
 export interface ResolveReport {
@@ -102,20 +108,24 @@ export async function resolveUnknownAttempts(
 
   for (const a of unknown) {
     let found = false;
+    const due = now.getTime() - Date.parse(a.updated_at) >= (opts.notHappenedAfterMs ?? MS.day);
     if (a.plan_id) {
-      const sub = plans?.get(a.gateway_reference!);
-      if (sub) {
-        const row = await findSession(ctx.db, a.session_id);
-        if (row) {
-          const log = ctx.logger.child({ sessionId: a.session_id, attemptId: a.id });
-          const result = await settleSubscription(ctx, row, a.id, sub.id, sub.first, log);
-          log.warn(
-            { event: 'payment.resolved', subscriptionId: sub.id, outcome: result.status },
-            'a subscription whose creation had no answer was found at the gateway',
+      let sub = plans?.get(a.gateway_reference!);
+      // Not among the newest: before saying it did not happen, read all of its plan's.
+      if (!sub && due) {
+        const proof = await subscriptionOfPlan(ctx, a, opts.proofPages ?? PROOF_PAGES);
+        if (proof === undefined) {
+          ctx.logger.warn(
+            { event: 'payment.unproven', attemptId: a.id, sessionId: a.session_id },
+            'a subscription attempt with no answer is not among the plan subscriptions read; ' +
+              'it stays unknown: look for its order number at the gateway',
           );
-          found = true;
+          report.stillUnknown.push(a.id);
+          continue;
         }
+        sub = proof ?? undefined;
       }
+      if (sub) found = await settleFoundSubscription(ctx, a, sub);
     } else {
       const sale = sales.find(
         (r) =>
@@ -139,7 +149,7 @@ export async function resolveUnknownAttempts(
     }
     if (found) {
       report.resolved.push(a.id);
-    } else if (now.getTime() - Date.parse(a.updated_at) >= (opts.notHappenedAfterMs ?? MS.day)) {
+    } else if (due) {
       await declareNotHappened(ctx, a.id, a.session_id);
       report.notHappened.push(a.id);
     } else {
@@ -160,9 +170,90 @@ async function declareNotHappened(ctx: BffContext, attemptId: string, sessionId:
   );
 }
 
-/** Billings and subscriptions read per search page, and pages read at most. */
+/** Billings and subscriptions read per search page, and pages a round reads at most. */
 const PAGE = 100;
 const MAX_PAGES = 3;
+/** Pages of a plan's subscriptions read before an attempt is declared not to have happened. */
+const PROOF_PAGES = 50;
+
+interface FoundSubscription {
+  id: string;
+  first: Billing | null;
+}
+
+/** The attempt's subscription, found at the gateway: attempt and session settle from it. */
+async function settleFoundSubscription(
+  ctx: BffContext,
+  a: { id: string; session_id: string },
+  sub: FoundSubscription,
+): Promise<boolean> {
+  const row = await findSession(ctx.db, a.session_id);
+  if (!row) return false;
+  const log = ctx.logger.child({ sessionId: a.session_id, attemptId: a.id });
+  const result = await settleSubscription(ctx, row, a.id, sub.id, sub.first, log);
+  log.warn(
+    { event: 'payment.resolved', subscriptionId: sub.id, outcome: result.status },
+    'a subscription whose creation had no answer was found at the gateway',
+  );
+  return true;
+}
+
+/**
+ * Reads a search newest first until `match` finds an item (returned), the listing ends (null:
+ * none matches), or `maxPages` pages were read (undefined: not proven either way). Items added
+ * meanwhile come first and push the rest down: a page may repeat an item, never skip one.
+ */
+async function searchAll<T>(
+  search: (page: number) => Promise<{ items: T[]; total: number }>,
+  match: (item: T) => boolean,
+  maxPages: number,
+): Promise<T | null | undefined> {
+  let seen = 0;
+  for (let page = 1; page <= maxPages; page++) {
+    const found = await search(page);
+    const hit = found.items.find(match);
+    if (hit) return hit;
+    seen += found.items.length;
+    if (found.items.length === 0 || seen >= found.total) return null;
+  }
+  return undefined;
+}
+
+/**
+ * A subscription attempt's subscription, looked for among every subscription of its plan
+ * (the search filters by plan name; the order number tells ours), with its first billing when
+ * found: null when the plan has none with the attempt's order number, undefined when it has
+ * more than `maxPages` pages of them.
+ */
+async function subscriptionOfPlan(
+  ctx: BffContext,
+  a: { session_id: string; gateway_reference: string | null },
+  maxPages: number,
+): Promise<FoundSubscription | null | undefined> {
+  const row = await findSession(ctx.db, a.session_id);
+  const planName = row?.plan_json ? (JSON.parse(row.plan_json) as SessionPlan).name : undefined;
+  if (!planName) return undefined;
+  const sub = await searchAll(
+    (page) =>
+      ctx.gateway.searchSubscriptions(
+        { planName, orderBy: '-createdDate', page, limit: PAGE },
+        { timeoutMs: 10_000 },
+      ),
+    (s) => s.orderNumber === a.gateway_reference,
+    maxPages,
+  );
+  if (!sub) return sub;
+  const first = await searchAll(
+    (page) =>
+      ctx.gateway.searchBillings(
+        { orderBy: '-createdDate', page, limit: PAGE },
+        { timeoutMs: 10_000 },
+      ),
+    (b) => b.subscription.id === sub.id && b.installment === 1,
+    maxPages,
+  );
+  return { id: sub.id, first: first ?? null };
+}
 
 /**
  * The merchant's recent subscriptions by order number, each with its first billing (or null:
@@ -170,8 +261,8 @@ const MAX_PAGES = 3;
  */
 async function subscriptionsByOrderNumber(
   ctx: BffContext,
-): Promise<Map<string, { id: string; first: Billing | null }>> {
-  const out = new Map<string, { id: string; first: Billing | null }>();
+): Promise<Map<string, FoundSubscription>> {
+  const out = new Map<string, FoundSubscription>();
   for (let page = 1; page <= MAX_PAGES; page++) {
     const found = await ctx.gateway.searchBillings(
       { orderBy: '-createdDate', page, limit: PAGE },

@@ -2,8 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import { inboxDb } from '../../../server/bff/webhooks/store';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
-import { encryptWithKey, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import {
+  encryptWithKey,
+  MERCHANT_ORIGIN,
+  MERCHANT_SECRET,
+  startBff,
+  type TestBff,
+} from '../../support/bff';
 import { failWrites } from '../../support/store-failures';
+import { createPlan, gw, monthlyPlan, vault } from '../sandbox/recurrence/helpers';
 import { attemptRow } from '../../support/store-rows';
 
 // A BFF whose gateway calls give up after 400 ms, and a helper BFF on the same sandbox that
@@ -309,5 +316,72 @@ describe('timed-out payments settled from the reconciliation ledger', () => {
       settleAfterMs: 60 * 60_000,
     });
     expect(report).toEqual({ resolved: [], notHappened: [], stillUnknown: [] });
+  });
+});
+
+describe('a timed-out subscription behind many newer ones', () => {
+  it('is looked for among every subscription of its plan before it is declared not to have happened', async () => {
+    const planId = await createPlan(slow.sandbox, { ...monthlyPlan, name: 'Resolver monthly' });
+    const created = await slow.request('POST', '/v1/checkout-sessions', {
+      headers: merchant,
+      body: { planId, origin: MERCHANT_ORIGIN },
+    });
+    expect(created.status).toBe(201);
+    const s = created.body as { id: string; clientSecret: string };
+    const number = '4000000000002701';
+    const key = await helper.publicKey((await helper.createSession()).clientSecret);
+    const body = await slow.payBody(s.clientSecret, number, {
+      method: 'credit',
+      encryptedCard: encryptWithKey(key, number),
+    });
+    // The gateway creates the subscription after the BFF gave up waiting for it.
+    await slow.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: { method: 'POST', path: '/v1/recurrences/subscriptions', count: 1, latencyMs: 1000 },
+    });
+    expect((await slow.pay(s.clientSecret, body)).body).toEqual({ status: 'pending' });
+    await new Promise((r) => setTimeout(r, 1200));
+    const attemptId = (await detail(s.id)).attempts[0]!.id;
+
+    // 301 newer subscriptions of the same plan, each with its first billing: a round reads the
+    // newest 300 of each, so it no longer sees this one.
+    const vaultId = await vault(slow.sandbox, number);
+    for (let i = 0; i < 301; i++) {
+      const made = await gw(slow.sandbox, 'POST', '/v1/recurrences/subscriptions', {
+        vaultId,
+        planId,
+        orderNumber: `other${i}`,
+      });
+      expect(made.status).toBe(200);
+    }
+
+    // A day later. Reading two pages of the plan's subscriptions proves nothing: it stays
+    // unknown (it used to be declared not to have happened, a shopper told to pay again
+    // beside a live subscription).
+    slow.clock.advance(24 * 3_600_000 + 60_000);
+    try {
+      const short = await resolveUnknownAttempts(slow.bff.ctx, {
+        accountNumber: DEFAULT_CLIENT.accountNumber,
+        settleAfterMs: 0,
+        proofPages: 2,
+      });
+      expect(short).toMatchObject({ resolved: [], notHappened: [], stillUnknown: [attemptId] });
+      expect((await detail(s.id)).status).toBe('pending');
+
+      // Reading them all finds it: the session succeeds with the gateway's subscription.
+      const full = await resolve();
+      expect(full).toMatchObject({ resolved: [attemptId], notHappened: [] });
+      const d = (await slow.request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant }))
+        .body as Detail & { attempts: { subscriptionId: string | null }[] };
+      expect(d.status).toBe('succeeded');
+      const sub = await gw(
+        slow.sandbox,
+        'GET',
+        `/v1/recurrences/subscriptions/${d.attempts[0]!.subscriptionId}`,
+      );
+      expect(sub.body).toMatchObject({ status: 'Active', plan: { id: planId } });
+    } finally {
+      slow.clock.reset(0);
+    }
   });
 });
