@@ -4,6 +4,7 @@ import type {
   Debit3dsPaymentRequest,
   Debit3dsPaymentResponse,
   BillingSearchResponse,
+  BillingStatus,
   ConcilInstallmentRow,
   ConcilSummaryRow,
   CreateSubscriptionRequest,
@@ -55,7 +56,14 @@ export interface BffGateway {
   ): Promise<{ id: string }>;
   /** Subscription checkout: the billings (newest first) of this merchant. */
   searchBillings(
-    query?: { orderBy?: string; page?: number; limit?: number },
+    query?: {
+      status?: BillingStatus;
+      expirationDateRangeStartDate?: string;
+      expirationDateRangeEndDate?: string;
+      orderBy?: string;
+      page?: number;
+      limit?: number;
+    },
     opts?: GatewayCallOptions,
   ): Promise<BillingSearchResponse>;
   /** A subscription left unknown by a crash: found again by its order number. */

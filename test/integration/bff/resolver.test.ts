@@ -10,7 +10,7 @@ import {
   type TestBff,
 } from '../../support/bff';
 import { failWrites } from '../../support/store-failures';
-import { createPlan, gw, monthlyPlan, vault } from '../sandbox/recurrence/helpers';
+import { createPlan, gw, monthlyPlan, subscribeMany, vault } from '../sandbox/recurrence/helpers';
 import { attemptRow } from '../../support/store-rows';
 
 // A BFF whose gateway calls give up after 400 ms, and a helper BFF on the same sandbox that
@@ -346,14 +346,7 @@ describe('a timed-out subscription behind many newer ones', () => {
     // 301 newer subscriptions of the same plan, each with its first billing: a round reads the
     // newest 300 of each, so it no longer sees this one.
     const vaultId = await vault(slow.sandbox, number);
-    for (let i = 0; i < 301; i++) {
-      const made = await gw(slow.sandbox, 'POST', '/v1/recurrences/subscriptions', {
-        vaultId,
-        planId,
-        orderNumber: `other${i}`,
-      });
-      expect(made.status).toBe(200);
-    }
+    await subscribeMany(slow.sandbox, vaultId, planId, 301, 'other');
 
     // A day later. Reading two pages of the plan's subscriptions proves nothing: it stays
     // unknown (it used to be declared not to have happened, a shopper told to pay again

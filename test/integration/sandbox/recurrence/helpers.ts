@@ -107,3 +107,21 @@ export async function subscriptionStatus(sb: TestSandbox, id: string): Promise<s
 export function firstTag(body: unknown): string | undefined {
   return (body as { tag: string }[])[0]?.tag;
 }
+
+/** `n` subscriptions of `planId` on one vaulted card, order numbers `<prefix>0…` (billed at once). */
+export async function subscribeMany(
+  sb: TestSandbox,
+  vaultId: string,
+  planId: string,
+  n: number,
+  prefix: string,
+): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const made = await gw(sb, 'POST', '/v1/recurrences/subscriptions', {
+      vaultId,
+      planId,
+      orderNumber: `${prefix}${i}`,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+  }
+}

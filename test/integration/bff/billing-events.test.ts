@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventWithDelivery, ListPage } from '../../../contract/events';
+import type { PayResult } from '../../../server/bff/checkout-api';
+import { recordBillingEvents } from '../../../server/bff/subscriptions/billing-events';
+import { MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { createPlan, gw, monthlyPlan, subscribeMany, vault } from '../sandbox/recurrence/helpers';
+
+// Billing events on an account with more billings than one maintenance round reads (300).
+let t: TestBff;
+beforeAll(async () => {
+  t = await startBff({ config: { payRateLimitPerMinute: 10_000 } });
+});
+afterAll(() => t.close());
+
+const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
+
+/** The `billing.paid` events the merchant API lists for a subscription, by installment. */
+async function paidInstallments(subscriptionId: string): Promise<number[]> {
+  const res = await t.request('GET', '/v1/events?type=billing.paid&limit=100', {
+    headers: merchant,
+  });
+  expect(res.status).toBe(200);
+  return (res.body as ListPage<EventWithDelivery>).data
+    .map((e) => e.data as { subscriptionId: string; installment: number })
+    .filter((d) => d.subscriptionId === subscriptionId)
+    .map((d) => d.installment)
+    .sort();
+}
+
+describe('a cycle that bills more than a round reads', () => {
+  it('tells the merchant of every billing of its subscriptions, once', async () => {
+    const planId = await createPlan(t.sandbox, { ...monthlyPlan, name: 'Sweep monthly' });
+    const s = await t.createSession({ planId, amount: undefined, maxInstallments: undefined });
+    const pay = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' }),
+    );
+    const result = pay.body as PayResult & { payment: { subscriptionId: string } };
+    expect(result.status).toBe('succeeded');
+    const subscriptionId = result.payment.subscriptionId;
+
+    // 301 subscriptions made elsewhere on the same account (another shop's checkout), each
+    // billed at once.
+    const vaultId = await vault(t.sandbox);
+    await subscribeMany(t.sandbox, vaultId, planId, 301, 'shop');
+    // A month later the gateway bills all 302 in one cycle. Ours, made first, is the cycle's
+    // oldest billing: not among the 300 newest a round reads.
+    const moved = await t.sandbox.call('POST', '/__sandbox/clock/advance', {
+      token: null,
+      body: { days: 32 },
+    });
+    expect(moved.status).toBeLessThan(300);
+    const newest = await gw(
+      t.sandbox,
+      'GET',
+      '/v1/recurrences/billing?orderBy=-createdDate&page=3&limit=100',
+    );
+    const third = (newest.body as { items: { subscription: { id: string } }[] }).items;
+    expect(third).toHaveLength(100);
+    expect(third.map((b) => b.subscription.id)).not.toContain(subscriptionId);
+
+    await recordBillingEvents(t.bff.ctx);
+    expect(await paidInstallments(subscriptionId)).toEqual([1, 2]);
+    // Read again, nothing new: each billing is told once.
+    expect(await recordBillingEvents(t.bff.ctx)).toBe(0);
+    expect(await paidInstallments(subscriptionId)).toEqual([1, 2]);
+  });
+});
