@@ -13,6 +13,7 @@ import { transitionSession } from '../sessions/transition';
 import { eventDeliveryOf } from '../events/delivery';
 import { expireDueSessions, type SessionPlan } from '../sessions/service';
 import { recordBillingEvents } from '../subscriptions/billing-events';
+import { firstBillingOf, searchAll } from '../subscriptions/service';
 
 /** Options of the unknown-attempt resolver (DESIGN §4: a timeout after sending, a crash). */
 export interface ResolveOptions {
@@ -199,27 +200,6 @@ async function settleFoundSubscription(
 }
 
 /**
- * Reads a search newest first until `match` finds an item (returned), the listing ends (null:
- * none matches), or `maxPages` pages were read (undefined: not proven either way). Items added
- * meanwhile come first and push the rest down: a page may repeat an item, never skip one.
- */
-async function searchAll<T>(
-  search: (page: number) => Promise<{ items: T[]; total: number }>,
-  match: (item: T) => boolean,
-  maxPages: number,
-): Promise<T | null | undefined> {
-  let seen = 0;
-  for (let page = 1; page <= maxPages; page++) {
-    const found = await search(page);
-    const hit = found.items.find(match);
-    if (hit) return hit;
-    seen += found.items.length;
-    if (found.items.length === 0 || seen >= found.total) return null;
-  }
-  return undefined;
-}
-
-/**
  * A subscription attempt's subscription, looked for among every subscription of its plan
  * (the search filters by plan name; the order number tells ours), with its first billing when
  * found: null when the plan has none with the attempt's order number, undefined when it has
@@ -243,16 +223,8 @@ async function subscriptionOfPlan(
     maxPages,
   );
   if (!sub) return sub;
-  const first = await searchAll(
-    (page) =>
-      ctx.gateway.searchBillings(
-        { orderBy: '-createdDate', page, limit: PAGE },
-        { timeoutMs: 10_000 },
-      ),
-    (b) => b.subscription.id === sub.id && b.installment === 1,
-    maxPages,
-  );
-  return { id: sub.id, first: first ?? null };
+  const first = await firstBillingOf(ctx, sub.id, maxPages);
+  return { id: sub.id, first };
 }
 
 /**

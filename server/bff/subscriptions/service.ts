@@ -15,21 +15,47 @@ const MAX_BILLING_PAGES = 3;
 const NEWEST_FIRST = '-createdDate';
 
 /**
- * The first billing of a subscription just created, or null when there is none yet (a trial)
- * or the gateway could not be read. The billing search has no subscription filter: the newest
- * page of the merchant's billings holds it, since it was created a moment ago.
+ * Reads a search newest first until `match` finds an item (returned), the listing ends (null:
+ * none matches), or `maxPages` pages were read (undefined: not proven either way). Items added
+ * meanwhile come first and push the rest down: a page may repeat an item, never skip one.
+ */
+export async function searchAll<T>(
+  search: (page: number) => Promise<{ items: T[]; total: number }>,
+  match: (item: T) => boolean,
+  maxPages: number,
+): Promise<T | null | undefined> {
+  let seen = 0;
+  for (let page = 1; page <= maxPages; page++) {
+    const found = await search(page);
+    const hit = found.items.find(match);
+    if (hit) return hit;
+    seen += found.items.length;
+    if (found.items.length === 0 || seen >= found.total) return null;
+  }
+  return undefined;
+}
+
+/**
+ * The first billing of a subscription, or null when there is none yet (a trial) or it is not
+ * among the newest `maxPages` pages of the merchant's billings. The billing search has no
+ * subscription filter: for one just created, the newest page holds it, unless the gateway is
+ * billing a cycle at that moment.
  */
 export async function firstBillingOf(
   ctx: BffContext,
   subscriptionId: string,
+  maxPages = MAX_BILLING_PAGES,
 ): Promise<Billing | null> {
-  const page = await ctx.gateway.searchBillings(
-    { orderBy: NEWEST_FIRST, limit: BILLING_PAGE },
-    { timeoutMs: 10_000 },
+  const found = await searchAll(
+    (page) =>
+      ctx.gateway.searchBillings(
+        { orderBy: NEWEST_FIRST, page, limit: BILLING_PAGE },
+        { timeoutMs: 10_000 },
+      ),
+    (b) => b.subscription.id === subscriptionId && b.installment === 1,
+    maxPages,
   );
-  return (
-    page.items.find((b) => b.subscription.id === subscriptionId && b.installment === 1) ?? null
-  );
+  return found ?? null;
 }
 
 /**
