@@ -66,3 +66,58 @@ describe('a cycle that bills more than a round reads', () => {
     expect(await paidInstallments(subscriptionId)).toEqual([1, 2]);
   });
 });
+
+describe('a billing paid on its retry, days after newer ones', () => {
+  it('is told once its retry pays, though it is no longer among the newest', async () => {
+    const planId = await createPlan(t.sandbox, {
+      ...monthlyPlan,
+      name: 'Retry sweep monthly',
+      attempts: 2,
+    });
+    const s = await t.createSession({ planId, amount: undefined, maxInstallments: undefined });
+    const pay = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' }),
+    );
+    const subscriptionId = (pay.body as { payment: { subscriptionId: string } }).payment
+      .subscriptionId;
+    // The card on file runs out of funds (51): next month's billing waits for its retry.
+    const poor = await vault(t.sandbox, '4000000000009995');
+    const onFile = (vaultId: string) =>
+      gw(t.sandbox, 'POST', `/v1/recurrences/subscriptions/${subscriptionId}/vault`, { vaultId });
+    expect((await onFile(poor)).status).toBe(200);
+    await t.sandbox.call('POST', '/__sandbox/clock/advance', { token: null, body: { days: 31 } });
+    await recordBillingEvents(t.bff.ctx);
+    expect(await paidInstallments(subscriptionId)).toEqual([1]);
+
+    // Meanwhile 301 subscriptions are made elsewhere, each billed at once: newer billings.
+    const good = await vault(t.sandbox);
+    await subscribeMany(t.sandbox, good, planId, 301, 'later');
+    expect((await onFile(good)).status).toBe(200);
+    // The retry, days later, pays it.
+    await t.sandbox.call('POST', '/__sandbox/clock/advance', { token: null, body: { days: 3 } });
+    // The gateway shows it paid now (its billings, from every page).
+    const paid: number[] = [];
+    for (let page = 1; page <= 10; page++) {
+      const res = await gw(
+        t.sandbox,
+        'GET',
+        `/v1/recurrences/billing?status=Paid&limit=100&page=${page}`,
+      );
+      const items = (res.body as { items: { installment: number; subscription: { id: string } }[] })
+        .items;
+      for (const b of items) if (b.subscription.id === subscriptionId) paid.push(b.installment);
+      if (items.length < 100) break;
+    }
+    expect(paid.sort()).toEqual([1, 2]);
+    // The account was swept minutes ago; the next sweep, 15 minutes on, finds it.
+    await recordBillingEvents(t.bff.ctx);
+    t.clock.advance(15 * 60_000);
+    try {
+      await recordBillingEvents(t.bff.ctx);
+    } finally {
+      t.clock.reset(0);
+    }
+    expect(await paidInstallments(subscriptionId)).toEqual([1, 2]);
+  });
+});
