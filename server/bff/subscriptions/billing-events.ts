@@ -82,6 +82,7 @@ export async function recordBillingEvents(ctx: BffContext): Promise<number> {
 /** The paid and failed billings due from `SWEEP_BACK_DAYS` before `newest` to 2 days after. */
 async function sweep(ctx: BffContext, newest: string): Promise<number> {
   const at = Date.parse(newest);
+  if (!Number.isFinite(at)) return 0;
   const day = (offset: number) => new Date(at + offset * MS.day).toISOString().slice(0, 10);
   let added = 0;
   for (const status of FINAL_STATUSES) {
