@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MS } from '../../lib/clock';
-import type { Billing, ConcilSummaryRow } from '../../gateway/schemas';
+import type { Billing, ConcilSummaryRow, Subscription } from '../../gateway/schemas';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure } from '../sessions/service';
 import { findSession, unknownAttemptsQuery } from '../sessions/store';
@@ -13,7 +13,7 @@ import { transitionSession } from '../sessions/transition';
 import { eventDeliveryOf } from '../events/delivery';
 import { expireDueSessions, type SessionPlan } from '../sessions/service';
 import { recordBillingEvents } from '../subscriptions/billing-events';
-import { firstBillingOf, searchAll } from '../subscriptions/service';
+import { firstBillingOf } from '../subscriptions/service';
 
 /** Options of the unknown-attempt resolver (DESIGN §4: a timeout after sending, a crash). */
 export interface ResolveOptions {
@@ -106,6 +106,7 @@ export async function resolveUnknownAttempts(
       )
     : [];
   const plans = unknown.some((a) => a.plan_id) ? await subscriptionsByOrderNumber(ctx) : null;
+  const listings = new Map<string, PlanListing>();
 
   for (const a of unknown) {
     let found = false;
@@ -114,17 +115,14 @@ export async function resolveUnknownAttempts(
       let sub = plans?.get(a.gateway_reference!);
       // Not among the newest: before saying it did not happen, read all of its plan's.
       if (!sub && due) {
-        const proof = await subscriptionOfPlan(ctx, a, opts.proofPages ?? PROOF_PAGES);
-        if (proof === undefined) {
-          ctx.logger.warn(
-            { event: 'payment.unproven', attemptId: a.id, sessionId: a.session_id },
-            'a subscription attempt with no answer is not among the plan subscriptions read; ' +
-              'it stays unknown: look for its order number at the gateway',
-          );
+        const listing = await planListing(ctx, a.session_id, listings, opts.proofPages, now);
+        const mine = listing?.byOrder.get(a.gateway_reference!);
+        if (mine) {
+          sub = { id: mine.id, first: await firstBillingOf(ctx, mine.id, listing!.pages) };
+        } else if (!listing?.complete) {
           report.stillUnknown.push(a.id);
           continue;
         }
-        sub = proof ?? undefined;
       }
       if (sub) found = await settleFoundSubscription(ctx, a, sub);
     } else {
@@ -199,32 +197,67 @@ async function settleFoundSubscription(
   return true;
 }
 
+/** A plan's subscriptions by order number: all of them (`complete`), or the first `pages`. */
+interface PlanListing {
+  byOrder: Map<string, Subscription>;
+  complete: boolean;
+  pages: number;
+  at: number;
+}
+
+/** How long a plan too big to read whole waits before it is read again (per process). */
+const PROOF_RETRY_MS = MS.hour;
+const partialListings = new WeakMap<BffContext, Map<string, PlanListing>>();
+
 /**
- * A subscription attempt's subscription, looked for among every subscription of its plan
- * (the search filters by plan name; the order number tells ours), with its first billing when
- * found: null when the plan has none with the attempt's order number, undefined when it has
- * more than `maxPages` pages of them.
+ * The subscriptions of a session's plan (the search filters by plan name; the order number
+ * tells an attempt's), read newest first up to `maxPages` pages, once per round for every
+ * attempt of the plan. A plan with more is `payment.unproven` in the log and is read again an
+ * hour later at the earliest: its attempts stay unknown meanwhile. Undefined when the session
+ * has no plan name to search by.
  */
-async function subscriptionOfPlan(
+async function planListing(
   ctx: BffContext,
-  a: { session_id: string; gateway_reference: string | null },
-  maxPages: number,
-): Promise<FoundSubscription | null | undefined> {
-  const row = await findSession(ctx.db, a.session_id);
+  sessionId: string,
+  round: Map<string, PlanListing>,
+  maxPages = PROOF_PAGES,
+  now: Date,
+): Promise<PlanListing | undefined> {
+  const row = await findSession(ctx.db, sessionId);
   const planName = row?.plan_json ? (JSON.parse(row.plan_json) as SessionPlan).name : undefined;
   if (!planName) return undefined;
-  const sub = await searchAll(
-    (page) =>
-      ctx.gateway.searchSubscriptions(
-        { planName, orderBy: '-createdDate', page, limit: PAGE },
-        { timeoutMs: 10_000 },
-      ),
-    (s) => s.orderNumber === a.gateway_reference,
-    maxPages,
-  );
-  if (!sub) return sub;
-  const first = await firstBillingOf(ctx, sub.id, maxPages);
-  return { id: sub.id, first };
+  const known = round.get(planName);
+  if (known) return known;
+  const partial = partialListings.get(ctx) ?? new Map<string, PlanListing>();
+  partialListings.set(ctx, partial);
+  const last = partial.get(planName);
+  if (last && last.pages >= maxPages && now.getTime() - last.at < PROOF_RETRY_MS) return last;
+  const listing: PlanListing = { byOrder: new Map(), complete: false, pages: 0, at: now.getTime() };
+  let seen = 0;
+  while (listing.pages < maxPages) {
+    const found = await ctx.gateway.searchSubscriptions(
+      { planName, orderBy: '-createdDate', page: ++listing.pages, limit: PAGE },
+      { timeoutMs: 10_000 },
+    );
+    for (const sub of found.items) listing.byOrder.set(sub.orderNumber, sub);
+    seen += found.items.length;
+    if (found.items.length === 0 || seen >= found.total) {
+      listing.complete = true;
+      break;
+    }
+  }
+  round.set(planName, listing);
+  if (listing.complete) {
+    partial.delete(planName);
+  } else {
+    partial.set(planName, listing);
+    ctx.logger.warn(
+      { event: 'payment.unproven', planName, pages: listing.pages },
+      'a plan has more subscriptions than are read to prove a subscription attempt did not ' +
+        'happen: its attempts with no answer stay unknown; look their order numbers up at the gateway',
+    );
+  }
+  return listing;
 }
 
 /**

@@ -353,12 +353,32 @@ describe('a timed-out subscription behind many newer ones', () => {
     // beside a live subscription).
     slow.clock.advance(24 * 3_600_000 + 60_000);
     try {
-      const short = await resolveUnknownAttempts(slow.bff.ctx, {
-        accountNumber: DEFAULT_CLIENT.accountNumber,
-        settleAfterMs: 0,
-        proofPages: 2,
-      });
-      expect(short).toMatchObject({ resolved: [], notHappened: [], stillUnknown: [attemptId] });
+      const gateway = slow.bff.ctx.gateway;
+      const search = gateway.searchSubscriptions.bind(gateway);
+      let pagesRead = 0;
+      gateway.searchSubscriptions = (q, o) => {
+        if (q?.planName) pagesRead++;
+        return search(q, o);
+      };
+      const short = () =>
+        resolveUnknownAttempts(slow.bff.ctx, {
+          accountNumber: DEFAULT_CLIENT.accountNumber,
+          settleAfterMs: 0,
+          proofPages: 2,
+        });
+      try {
+        expect(await short()).toMatchObject({
+          resolved: [],
+          notHappened: [],
+          stillUnknown: [attemptId],
+        });
+        expect(pagesRead).toBe(2);
+        // The next rounds within the hour do not read the plan again.
+        expect((await short()).stillUnknown).toEqual([attemptId]);
+        expect(pagesRead).toBe(2);
+      } finally {
+        gateway.searchSubscriptions = search;
+      }
       expect((await detail(s.id)).status).toBe('pending');
 
       // Reading them all finds it: the session succeeds with the gateway's subscription.
