@@ -75,7 +75,12 @@ export async function resolveUnknownAttempts(
   const settled = now.getTime() - (opts.settleAfterMs ?? MS.minute);
   const stranded = now.getTime() - (opts.strandedAfterMs ?? DEFAULT_STRANDED_MS);
   const since = new Date(now.getTime() - (opts.lookbackMs ?? 7 * MS.day)).toISOString();
-  const candidates = await unknownAttemptsQuery(ctx.db, since).execute();
+  // Payments and subscriptions apart: subscription attempts a plan too big to read keeps
+  // unknown (`planListing`) must not fill the batch and starve the payments behind them.
+  const candidates = [
+    ...(await unknownAttemptsQuery(ctx.db, since, 'payments').execute()),
+    ...(await unknownAttemptsQuery(ctx.db, since, 'subscriptions').execute()),
+  ];
   const unknown = candidates.filter((a) => {
     const age = Date.parse(a.updated_at);
     return a.session_status === 'pending' ? age <= settled : age <= stranded;
@@ -99,7 +104,7 @@ export async function resolveUnknownAttempts(
     ? await ctx.gateway.searchConcilByOperationDate(
         {
           accountNumber: opts.accountNumber,
-          startDate: utcDay(new Date(unknown[0]!.created_at), -1),
+          startDate: utcDay(new Date(unknown.find((a) => !a.plan_id)!.created_at), -1),
           endDate: utcDay(now, 1),
         },
         { timeoutMs: 10_000 },

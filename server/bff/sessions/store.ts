@@ -178,33 +178,38 @@ export async function findSucceededAttempt(
 
 /**
  * The resolver's candidates (payments/resolver.ts): attempts still `unknown` made since `since`,
- * the oldest 200, with their session's plan and status. Answered from
- * `payment_attempts_unknown`, which holds only the attempts waiting for an answer: a
- * maintenance round costs the same after a million payments as after ten.
+ * the oldest 200, with their session's plan and status; `of` picks payments (no plan) or
+ * subscriptions only. Answered from `payment_attempts_unknown`, which holds only the attempts
+ * waiting for an answer: a maintenance round costs the same after a million payments as after
+ * ten.
  */
-export function unknownAttemptsQuery(db: BffKysely, since: string) {
-  return (
-    db
-      .selectFrom('payment_attempts as a')
-      .innerJoin('checkout_sessions as s', 's.id', 'a.session_id')
-      .select([
-        'a.id',
-        'a.session_id',
-        'a.amount',
-        'a.created_at',
-        'a.updated_at',
-        'a.gateway_reference',
-        's.plan_id',
-        's.status as session_status',
-      ])
-      .where('a.status', '=', sql.lit('unknown'))
-      // Attempts made before references named one attempt cannot be proven: left alone.
-      .where('a.gateway_reference', 'is not', null)
-      .where('s.status', 'in', ['pending', 'processing'])
-      .where('a.created_at', '>=', since)
-      .orderBy('a.created_at')
-      .limit(200)
-  );
+export function unknownAttemptsQuery(
+  db: BffKysely,
+  since: string,
+  of?: 'payments' | 'subscriptions',
+) {
+  const q = db
+    .selectFrom('payment_attempts as a')
+    .innerJoin('checkout_sessions as s', 's.id', 'a.session_id')
+    .select([
+      'a.id',
+      'a.session_id',
+      'a.amount',
+      'a.created_at',
+      'a.updated_at',
+      'a.gateway_reference',
+      's.plan_id',
+      's.status as session_status',
+    ])
+    .where('a.status', '=', sql.lit('unknown'))
+    // Attempts made before references named one attempt cannot be proven: left alone.
+    .where('a.gateway_reference', 'is not', null)
+    .where('s.status', 'in', ['pending', 'processing'])
+    .where('a.created_at', '>=', since)
+    .orderBy('a.created_at')
+    .limit(200);
+  if (!of) return q;
+  return q.where('s.plan_id', of === 'payments' ? 'is' : 'is not', null);
 }
 
 /**

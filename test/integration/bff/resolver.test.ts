@@ -11,7 +11,7 @@ import {
 } from '../../support/bff';
 import { failWrites } from '../../support/store-failures';
 import { createPlan, gw, monthlyPlan, subscribeMany, vault } from '../sandbox/recurrence/helpers';
-import { attemptRow } from '../../support/store-rows';
+import { attemptRow, seedSessionWithAttempt } from '../../support/store-rows';
 
 // A BFF whose gateway calls give up after 400 ms, and a helper BFF on the same sandbox that
 // reads the card key (the slow one would time out fetching it).
@@ -395,6 +395,34 @@ describe('a timed-out subscription behind many newer ones', () => {
       expect(sub.body).toMatchObject({ status: 'Active', plan: { id: planId } });
     } finally {
       slow.clock.reset(0);
+    }
+  });
+});
+
+describe('a batch of subscription attempts waiting for proof', () => {
+  it('does not keep the payments behind it from being looked up', async () => {
+    // 200 subscription attempts older than any payment, still unknown (a plan too big to read
+    // whole keeps them so): the size of a round's batch.
+    const db = slow.bff.ctx.db;
+    const ids = Array.from({ length: 200 }, (_, i) => `cs_stuck_${i}`);
+    for (const id of ids) {
+      await seedSessionWithAttempt(db, id);
+      await db
+        .updateTable('checkout_sessions')
+        .set({ status: 'pending', plan_id: 'plan_stuck', plan_json: '{"name":"Stuck plan"}' })
+        .where('id', '=', id)
+        .execute();
+    }
+    try {
+      const s = await timedOutPayment('4000000000002701', 2_345);
+      const attemptId = (await detail(s.id)).attempts[0]!.id;
+      const report = await resolve();
+      expect(report.resolved).toEqual([attemptId]);
+      expect(report.stillUnknown).toHaveLength(200);
+      expect((await detail(s.id)).status).toBe('succeeded');
+    } finally {
+      await db.deleteFrom('payment_attempts').where('session_id', 'in', ids).execute();
+      await db.deleteFrom('checkout_sessions').where('id', 'in', ids).execute();
     }
   });
 });

@@ -237,11 +237,13 @@ describe('maintenance round indexes', () => {
       const sub = i % 20 === 0 ? { subscription_id: `sub_${i}` } : {};
       await seedSessionWithAttempt(db, `cs_${i}`, i % 3 ? { status: 'succeeded', ...sub } : sub);
     }
-    const unknown = unknownAttemptsQuery(db, SEED_AT).compile();
     const anySub = anySubscriptionAttemptQuery(db).compile();
-    expect(await planOf(db, unknown.sql, [...unknown.parameters])).toContain(
-      'payment_attempts_unknown',
-    );
+    for (const of of [undefined, 'payments', 'subscriptions'] as const) {
+      const unknown = unknownAttemptsQuery(db, SEED_AT, of).compile();
+      expect(await planOf(db, unknown.sql, [...unknown.parameters])).toContain(
+        'payment_attempts_unknown',
+      );
+    }
     expect(await planOf(db, anySub.sql, [...anySub.parameters])).toContain(
       'payment_attempts_subscription',
     );
@@ -260,9 +262,12 @@ describe('maintenance round indexes', () => {
       expect(await planOf(db, anySub.sql, [...anySub.parameters], natural)).toContain(
         'payment_attempts_subscription',
       );
-      expect(await planOf(db, unknown.sql, [...unknown.parameters], natural)).toContain(
-        'payment_attempts_unknown',
-      );
+      for (const of of [undefined, 'payments', 'subscriptions'] as const) {
+        const unknown = unknownAttemptsQuery(db, SEED_AT, of).compile();
+        expect(await planOf(db, unknown.sql, [...unknown.parameters], natural)).toContain(
+          'payment_attempts_unknown',
+        );
+      }
     }
     // A ledger sale linked to its attempt (payments/ledger-link.ts): one row by primary key.
     const link = db
