@@ -8,10 +8,11 @@ import { webhookReceiverOf } from '../webhooks/receiver';
 import { pruneIdempotencyKeys } from '../idempotency';
 import { acquireLease } from '../leases';
 import { linkSaleToAttempt } from './ledger-link';
+import { classifyGatewayError } from './outcomes';
 import { settleSubscription } from './subscribe';
 import { transitionSession } from '../sessions/transition';
 import { eventDeliveryOf } from '../events/delivery';
-import { expireDueSessions, type SessionPlan } from '../sessions/service';
+import { expireDueSessions } from '../sessions/service';
 import { recordBillingEvents } from '../subscriptions/billing-events';
 import { firstBillingOf } from '../subscriptions/service';
 
@@ -120,11 +121,19 @@ export async function resolveUnknownAttempts(
       let sub = plans?.get(a.gateway_reference!);
       // Not among the newest: before saying it did not happen, read all of its plan's.
       if (!sub && due) {
-        const listing = await planListing(ctx, a.session_id, listings, opts.proofPages, now);
-        const mine = listing?.byOrder.get(a.gateway_reference!);
-        if (mine) {
-          sub = { id: mine.id, first: await firstBillingOf(ctx, mine.id, listing!.pages) };
-        } else if (!listing?.complete) {
+        try {
+          const listing = await planListing(ctx, a.plan_id, listings, opts.proofPages, now);
+          const mine = listing.byOrder.get(a.gateway_reference!);
+          if (mine) {
+            sub = { id: mine.id, first: await firstBillingOf(ctx, mine.id, listing.pages) };
+          } else if (!listing.complete) {
+            report.stillUnknown.push(a.id);
+            continue;
+          }
+        } catch (err) {
+          // The plan could not be read (gone, the gateway down): not proven, and the other
+          // attempts of the round go on.
+          if (!classifyGatewayError(err)) throw err;
           report.stillUnknown.push(a.id);
           continue;
         }
@@ -215,28 +224,26 @@ const PROOF_RETRY_MS = MS.hour;
 const partialListings = new WeakMap<BffContext, Map<string, PlanListing>>();
 
 /**
- * The subscriptions of a session's plan (the search filters by plan name; the order number
- * tells an attempt's), read newest first up to `maxPages` pages, once per round for every
- * attempt of the plan. A plan with more is `payment.unproven` in the log and is read again an
- * hour later at the earliest: its attempts stay unknown meanwhile. Undefined when the session
- * has no plan name to search by.
+ * The subscriptions of a plan (the search filters by plan name, so the plan's name now, as a
+ * merchant may have renamed it; the order number tells an attempt's), read newest first up to
+ * `maxPages` pages, once per round for every attempt of the plan. A plan with more is
+ * `payment.unproven` in the log and is read again an hour later at the earliest: its attempts
+ * stay unknown meanwhile.
  */
 async function planListing(
   ctx: BffContext,
-  sessionId: string,
+  planId: string,
   round: Map<string, PlanListing>,
   maxPages = PROOF_PAGES,
   now: Date,
-): Promise<PlanListing | undefined> {
-  const row = await findSession(ctx.db, sessionId);
-  const planName = row?.plan_json ? (JSON.parse(row.plan_json) as SessionPlan).name : undefined;
-  if (!planName) return undefined;
-  const known = round.get(planName);
+): Promise<PlanListing> {
+  const known = round.get(planId);
   if (known) return known;
   const partial = partialListings.get(ctx) ?? new Map<string, PlanListing>();
   partialListings.set(ctx, partial);
-  const last = partial.get(planName);
+  const last = partial.get(planId);
   if (last && last.pages >= maxPages && now.getTime() - last.at < PROOF_RETRY_MS) return last;
+  const { name: planName } = await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 });
   const listing: PlanListing = { byOrder: new Map(), complete: false, pages: 0, at: now.getTime() };
   let seen = 0;
   while (listing.pages < maxPages) {
@@ -244,20 +251,23 @@ async function planListing(
       { planName, orderBy: '-createdDate', page: ++listing.pages, limit: PAGE },
       { timeoutMs: 10_000 },
     );
-    for (const sub of found.items) listing.byOrder.set(sub.orderNumber, sub);
+    for (const sub of found.items) {
+      // A name search may also answer other plans whose names contain this one's.
+      if (sub.plan.id === planId) listing.byOrder.set(sub.orderNumber, sub);
+    }
     seen += found.items.length;
     if (found.items.length === 0 || seen >= found.total) {
       listing.complete = true;
       break;
     }
   }
-  round.set(planName, listing);
+  round.set(planId, listing);
   if (listing.complete) {
-    partial.delete(planName);
+    partial.delete(planId);
   } else {
-    partial.set(planName, listing);
+    partial.set(planId, listing);
     ctx.logger.warn(
-      { event: 'payment.unproven', planName, pages: listing.pages },
+      { event: 'payment.unproven', planId, pages: listing.pages },
       'a plan has more subscriptions than are read to prove a subscription attempt did not ' +
         'happen: its attempts with no answer stay unknown; look their order numbers up at the gateway',
     );

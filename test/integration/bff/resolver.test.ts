@@ -347,6 +347,21 @@ describe('a timed-out subscription behind many newer ones', () => {
     // newest 300 of each, so it no longer sees this one.
     const vaultId = await vault(slow.sandbox, number);
     await subscribeMany(slow.sandbox, vaultId, planId, 301, 'other');
+    // The merchant renames the plan meanwhile (a plan in use may change its name): the
+    // checkout's copy of it no longer finds its subscriptions.
+    const plan = (await gw(slow.sandbox, 'GET', `/v1/recurrences/plans/${planId}`)).body as Record<
+      string,
+      unknown
+    >;
+    const renamed = await gw(slow.sandbox, 'POST', `/v1/recurrences/plans/${planId}`, {
+      merchantId: plan.merchantId,
+      name: 'Members club',
+      description: plan.description,
+      amount: plan.amount,
+      planType: plan.planType,
+      paymentMethod: plan.paymentMethod,
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
 
     // A day later. Reading two pages of the plan's subscriptions proves nothing: it stays
     // unknown (it used to be declared not to have happened, a shopper told to pay again
