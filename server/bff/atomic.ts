@@ -1,6 +1,5 @@
 import type { BffContext } from './context';
-import { eventDeliveryOf } from './events/delivery';
-import { eventsWrittenIn } from './events/store';
+import { runAfterCommit } from './after-commit';
 
 /**
  * Runs one step of a flow (the claim of a pay and its attempt; the outcome and its events) as
@@ -23,8 +22,7 @@ export async function atomically<T>(
     trx = db;
     return fn({ ...ctx, db });
   });
-  // Events written inside are delivered once they are committed, not before: a delivery round
-  // on another connection would not see them yet.
-  if (trx && eventsWrittenIn(trx)) eventDeliveryOf(ctx)?.kick();
+  // What the steps inside asked for once they are committed (server/bff/after-commit.ts).
+  if (trx) runAfterCommit(trx, ctx);
   return out;
 }

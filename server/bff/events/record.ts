@@ -2,6 +2,8 @@ import type { EventType } from '../../../contract/events';
 import type { BffContext } from '../context';
 import { findSession, type SessionRow } from '../sessions/store';
 import { sessionDetail, sessionMetadata } from '../sessions/views';
+import { afterCommit } from '../after-commit';
+import { eventDeliveryOf } from './delivery';
 import { insertEvent } from './store';
 
 /**
@@ -18,7 +20,7 @@ async function record(
   sessionId: string | null,
   at: Date,
 ): Promise<string | null> {
-  return insertEvent(ctx.db, {
+  const id = await insertEvent(ctx.db, {
     type,
     data,
     sessionId,
@@ -26,6 +28,9 @@ async function record(
     at,
     deliver: ctx.config.eventsUrl !== '',
   });
+  // Delivered once committed; a caller outside a transaction kicks delivery itself.
+  if (id) afterCommit(ctx.db, 'deliver events', (c) => eventDeliveryOf(c)?.kick());
+  return id;
 }
 
 /**

@@ -227,14 +227,6 @@ const insertEventQ = precompiled((db: EventsKysely, p: EventTables['bff_events']
     .onConflict((oc) => oc.column('dedup_key').doNothing()),
 );
 
-/** The transactions that wrote an event: `atomically` kicks delivery once they commit. */
-const wroteEvents = new WeakSet<object>();
-
-/** Whether an event was written in transaction `trx` (server/bff/atomic.ts). */
-export function eventsWrittenIn(trx: object): boolean {
-  return wroteEvents.has(trx);
-}
-
 /**
  * Writes an event, in whatever transaction `db` is. Resolves its id, or null when the same fact
  * (its `dedupKey`) was recorded already.
@@ -257,9 +249,7 @@ export async function insertEvent(db: BffKysely, e: NewEvent): Promise<string | 
     claimed_until: null,
     delivered_at: null,
   });
-  if ((await changesOf(db, q)) !== 1) return null;
-  if (db.isTransaction) wroteEvents.add(db);
-  return id;
+  return (await changesOf(db, q)) === 1 ? id : null;
 }
 
 export async function findEvent(db: BffKysely, id: string): Promise<EventRow | undefined> {

@@ -26,7 +26,6 @@ import { cardInfoOf, refuse, THREE_DS_PENDING, type StepAnswer } from './pay-com
 import { settle, settleAuthorization, settleError } from './settlement';
 import { transitionSession } from '../sessions/transition';
 import { atomically } from '../atomic';
-import { scrubWal } from '../../lib/db';
 
 /** The 3-D Secure challenge of a debit attempt: opened by pay, completed or canceled here. */
 
@@ -134,7 +133,6 @@ export async function completeChallenge(
     });
     return null;
   });
-  scrubWal(ctx.db);
   if (claimed) return claimed;
   const attemptLog = log.child({ sessionId: row.id, attemptId: ch.attempt_id, method: 'debit' });
   try {
@@ -201,10 +199,7 @@ export async function cancelChallenge(
     // (a failed challenge) and a timeout still count.
     return endAttemptAsFailure(tx, row, ch.attempt_id, code, timedOut, 'challenge');
   });
-  if (ended) {
-    scrubWal(ctx.db);
-    return { ok: true, result: ended };
-  }
+  if (ended) return { ok: true, result: ended };
   const row = (await findSession(ctx.db, sessionRow.id)) ?? sessionRow;
   const outcome = await sessionOutcome(ctx, row);
   if (outcome) return { ok: true, result: outcome };

@@ -29,7 +29,6 @@ import {
 } from './store';
 import { transitionSession } from './transition';
 import { atomically } from '../atomic';
-import { scrubWal } from '../../lib/db';
 import { attemptsLeft, sessionDetail } from './views';
 
 export type Result<T> =
@@ -276,7 +275,6 @@ async function expireStaleChallenges(
     });
     if (ended) changed = true;
   }
-  if (changed) scrubWal(ctx.db);
   return changed;
 }
 
@@ -296,7 +294,7 @@ export async function endAttemptAsFailure(
 ): Promise<PayResult> {
   // The attempt and its session move together: a session left `pending` or `challenge` beside
   // an attempt that is no longer unknown would be seen by no one again.
-  const result = await atomically(ctx, async (tx): Promise<PayResult> => {
+  return atomically(ctx, async (tx): Promise<PayResult> => {
     const now = tx.clock.now();
     await updateAttempt(tx.db, attemptId, {
       status: extra.status ?? 'failed',
@@ -321,7 +319,6 @@ export async function endAttemptAsFailure(
     await transitionSession(tx, session.id, from, 'open', now, { attempts_used: used });
     return { status: 'failed', error: { code, retryable: true }, attemptsLeft: left };
   });
-  return result;
 }
 
 /** The ended session's answer (succeeded or failed), or undefined while it is still live. */

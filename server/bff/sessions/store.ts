@@ -1,5 +1,6 @@
 import type { PaymentMethod } from '../checkout-api';
 import { scrubWal } from '../../lib/db';
+import { afterCommit } from '../after-commit';
 import { sql, type Selectable } from 'kysely';
 import { changesOf, columnList, everyColumn, precompiled, rowsOf } from '../../lib/precompiled';
 import type { BffDb, BffKysely } from '../db';
@@ -255,8 +256,7 @@ export async function storePares(
 
 /**
  * Moves a challenge between statuses if still in `from`; clears the PaRes when it ends, and
- * scrubs the WAL of it. Inside a transaction the WAL can be scrubbed only once it commits: the
- * caller then calls `scrubWal(ctx.db)` after it.
+ * scrubs the WAL of it (inside a transaction, once it commits).
  */
 export async function transitionChallenge(
   db: BffKysely,
@@ -271,6 +271,6 @@ export async function transitionChallenge(
     .where('status', 'in', [...from])
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) !== 1) return false;
-  if (!db.isTransaction) scrubWal(db);
+  if (!afterCommit(db, 'scrub wal', (c) => scrubWal(c.db))) scrubWal(db);
   return true;
 }
