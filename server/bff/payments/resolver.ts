@@ -14,7 +14,7 @@ import { transitionSession } from '../sessions/transition';
 import { eventDeliveryOf } from '../events/delivery';
 import { expireDueSessions } from '../sessions/service';
 import { recordBillingEvents } from '../subscriptions/billing-events';
-import { firstBillingOf } from '../subscriptions/service';
+import { firstBillingOf, readPages } from '../subscriptions/service';
 
 /** Options of the unknown-attempt resolver (DESIGN §4: a timeout after sending, a crash). */
 export interface ResolveOptions {
@@ -244,23 +244,21 @@ async function planListing(
   const last = partial.get(planId);
   if (last && last.pages >= maxPages && now.getTime() - last.at < PROOF_RETRY_MS) return last;
   const { name: planName } = await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 });
-  const listing: PlanListing = { byOrder: new Map(), complete: false, pages: 0, at: now.getTime() };
-  let seen = 0;
-  while (listing.pages < maxPages) {
-    const found = await ctx.gateway.searchSubscriptions(
-      { planName, orderBy: '-createdDate', page: ++listing.pages, limit: PAGE },
-      { timeoutMs: 10_000 },
-    );
-    for (const sub of found.items) {
+  const byOrder = new Map<string, Subscription>();
+  const read = await readPages(
+    (page) =>
+      ctx.gateway.searchSubscriptions(
+        { planName, orderBy: '-createdDate', page, limit: PAGE },
+        { timeoutMs: 10_000 },
+      ),
+    maxPages,
+    (items) => {
       // A name search may also answer other plans whose names contain this one's.
-      if (sub.plan.id === planId) listing.byOrder.set(sub.orderNumber, sub);
-    }
-    seen += found.items.length;
-    if (found.items.length === 0 || seen >= found.total) {
-      listing.complete = true;
-      break;
-    }
-  }
+      for (const sub of items) if (sub.plan.id === planId) byOrder.set(sub.orderNumber, sub);
+      return false;
+    },
+  );
+  const listing: PlanListing = { byOrder, ...read, at: now.getTime() };
   round.set(planId, listing);
   if (listing.complete) {
     partial.delete(planId);

@@ -5,6 +5,7 @@ import { eventDeliveryOf } from '../events/delivery';
 import { eventsDb, insertEvent } from '../events/store';
 import { classifyGatewayError } from '../payments/outcomes';
 import { anySubscriptionAttemptQuery } from '../sessions/store';
+import { readPages } from './service';
 
 /** Billing pages read per round (newest first, the gateway's maximum page). */
 const PAGE = 100;
@@ -86,29 +87,30 @@ async function sweep(ctx: BffContext, newest: string): Promise<number> {
   const day = (offset: number) => new Date(at + offset * MS.day).toISOString().slice(0, 10);
   let added = 0;
   for (const status of FINAL_STATUSES) {
-    let seen = 0;
-    for (let page = 1; ; page++) {
-      if (page > SWEEP_PAGES) {
-        ctx.logger.warn(
-          { event: 'billing.sweep_truncated', status, pages: SWEEP_PAGES },
-          'more billings in the retry window than a sweep reads: the oldest were not read',
-        );
-        break;
-      }
-      const found = await ctx.gateway.searchBillings(
-        {
-          status,
-          expirationDateRangeStartDate: day(-SWEEP_BACK_DAYS),
-          expirationDateRangeEndDate: day(2),
-          orderBy: '-expireAt',
-          page,
-          limit: PAGE,
-        },
-        { timeoutMs: 10_000 },
+    const { complete } = await readPages(
+      (page) =>
+        ctx.gateway.searchBillings(
+          {
+            status,
+            expirationDateRangeStartDate: day(-SWEEP_BACK_DAYS),
+            expirationDateRangeEndDate: day(2),
+            orderBy: '-expireAt',
+            page,
+            limit: PAGE,
+          },
+          { timeoutMs: 10_000 },
+        ),
+      SWEEP_PAGES,
+      async (items) => {
+        added += await recordBillings(ctx, items);
+        return false;
+      },
+    );
+    if (!complete) {
+      ctx.logger.warn(
+        { event: 'billing.sweep_truncated', status, pages: SWEEP_PAGES },
+        'more billings in the retry window than a sweep reads: the oldest were not read',
       );
-      added += await recordBillings(ctx, found.items);
-      seen += found.items.length;
-      if (found.items.length === 0 || seen >= found.total) break;
     }
   }
   return added;

@@ -15,24 +15,24 @@ const MAX_BILLING_PAGES = 3;
 const NEWEST_FIRST = '-createdDate';
 
 /**
- * Reads a search newest first until `match` finds an item (returned), the listing ends (null:
- * none matches), or `maxPages` pages were read (undefined: not proven either way). Items added
- * meanwhile come first and push the rest down: a page may repeat an item, never skip one.
+ * Reads a gateway search page by page, `onPage` given each page's items, until the listing
+ * ends, `onPage` answers true (enough), or `maxPages` were read. Resolves whether the listing
+ * was read to its end and how many pages were read. Items added meanwhile come first and push
+ * the rest down (newest-first searches): a page may repeat an item, never skip one.
  */
-export async function searchAll<T>(
+export async function readPages<T>(
   search: (page: number) => Promise<{ items: T[]; total: number }>,
-  match: (item: T) => boolean,
   maxPages: number,
-): Promise<T | null | undefined> {
+  onPage: (items: T[]) => boolean | Promise<boolean>,
+): Promise<{ complete: boolean; pages: number }> {
   let seen = 0;
   for (let page = 1; page <= maxPages; page++) {
     const found = await search(page);
-    const hit = found.items.find(match);
-    if (hit) return hit;
+    if (await onPage(found.items)) return { complete: false, pages: page };
     seen += found.items.length;
-    if (found.items.length === 0 || seen >= found.total) return null;
+    if (found.items.length === 0 || seen >= found.total) return { complete: true, pages: page };
   }
-  return undefined;
+  return { complete: false, pages: maxPages };
 }
 
 /**
@@ -46,16 +46,21 @@ export async function firstBillingOf(
   subscriptionId: string,
   maxPages = MAX_BILLING_PAGES,
 ): Promise<Billing | null> {
-  const found = await searchAll(
+  let first: Billing | null = null;
+  await readPages(
     (page) =>
       ctx.gateway.searchBillings(
         { orderBy: NEWEST_FIRST, page, limit: BILLING_PAGE },
         { timeoutMs: 10_000 },
       ),
-    (b) => b.subscription.id === subscriptionId && b.installment === 1,
     maxPages,
+    (items) => {
+      first =
+        items.find((b) => b.subscription.id === subscriptionId && b.installment === 1) ?? null;
+      return first !== null;
+    },
   );
-  return found ?? null;
+  return first;
 }
 
 /**
