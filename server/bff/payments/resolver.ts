@@ -14,7 +14,7 @@ import { transitionSession } from '../sessions/transition';
 import { eventDeliveryOf } from '../events/delivery';
 import { expireDueSessions } from '../sessions/service';
 import { recordBillingEvents } from '../subscriptions/billing-events';
-import { firstBillingOf, readPages } from '../subscriptions/service';
+import { firstBillingOf, readPages, type PagesRead } from '../subscriptions/service';
 
 /** Options of the unknown-attempt resolver (DESIGN §4: a timeout after sending, a crash). */
 export interface ResolveOptions {
@@ -114,19 +114,30 @@ export async function resolveUnknownAttempts(
   const plans = unknown.some((a) => a.plan_id) ? await subscriptionsByOrderNumber(ctx) : null;
   const listings = new Map<string, PlanListing>();
 
+  // Attempts unknown this long may be declared not to have happened (once not found).
+  const dueLine = now.getTime() - (opts.notHappenedAfterMs ?? MS.day);
   for (const a of unknown) {
     let found = false;
-    const due = now.getTime() - Date.parse(a.updated_at) >= (opts.notHappenedAfterMs ?? MS.day);
+    const due = Date.parse(a.updated_at) <= dueLine;
     if (a.plan_id) {
       let sub = plans?.get(a.gateway_reference!);
       // Not among the newest: before saying it did not happen, read all of its plan's.
       if (!sub && due) {
         try {
-          const listing = await planListing(ctx, a.plan_id, listings, opts.proofPages, now);
-          const mine = listing.byOrder.get(a.gateway_reference!);
+          const listing = await planListing(
+            ctx,
+            a.plan_id,
+            () => callsEndedOf(unknown, a.plan_id!, Math.max(stranded, dueLine)),
+            listings,
+            opts.proofPages,
+            now,
+          );
+          const mine = listing.found.get(a.gateway_reference!);
           if (mine) {
             sub = { id: mine.id, first: await firstBillingOf(ctx, mine.id, listing.pages) };
-          } else if (!listing.complete) {
+          } else if (!listing.complete || !listing.wanted.has(a.gateway_reference!)) {
+            // Not read to the end yet, or begun before this attempt's call had ended (its
+            // subscription might have been made after): the next proof of the plan tells.
             report.stillUnknown.push(a.id);
             continue;
           }
@@ -172,6 +183,25 @@ export async function resolveUnknownAttempts(
   return report;
 }
 
+/** The order numbers of a plan's unknown attempts whose gateway calls have certainly ended. */
+function callsEndedOf(
+  unknown: readonly {
+    plan_id: string | null;
+    gateway_reference: string | null;
+    updated_at: string;
+  }[],
+  planId: string,
+  ended: number,
+): Set<string> {
+  const out = new Set<string>();
+  for (const a of unknown) {
+    if (a.plan_id === planId && a.gateway_reference && Date.parse(a.updated_at) <= ended) {
+      out.add(a.gateway_reference);
+    }
+  }
+  return out;
+}
+
 /** The attempt certainly did not happen: the session takes payments again (or ends). */
 async function declareNotHappened(ctx: BffContext, attemptId: string, sessionId: string) {
   const row = await findSession(ctx.db, sessionId);
@@ -211,28 +241,36 @@ async function settleFoundSubscription(
   return true;
 }
 
-/** A plan's subscriptions by order number: all of them (`complete`), or the first `pages`. */
-interface PlanListing {
-  byOrder: Map<string, Subscription>;
-  complete: boolean;
-  pages: number;
+/**
+ * The proof for a plan's attempts: the subscriptions of the plan read so far, newest first,
+ * looking for the order numbers of the attempts whose calls had ended when it began
+ * (`wanted`). Read to its end (`complete`), an order number not found did not happen. A plan
+ * too big for one round is read on from where it stood in later rounds: subscriptions made
+ * since push the others down, so nothing that was there when it began is skipped, and a
+ * subscription made after it began is not wanted.
+ */
+interface PlanListing extends PagesRead {
+  wanted: ReadonlySet<string>;
+  found: Map<string, Subscription>;
+  /** When the last pages were read. */
   at: number;
 }
 
-/** How long a plan too big to read whole waits before it is read again (per process). */
-const PROOF_RETRY_MS = MS.hour;
+/** How long a plan too big to read in one round waits before its next pages are read. */
+const PROOF_RESUME_MS = 10 * MS.minute;
+/** The proofs under way, per process: a restart (or a new leader) begins them again. */
 const partialListings = new WeakMap<BffContext, Map<string, PlanListing>>();
 
 /**
- * The subscriptions of a plan (the search filters by plan name, so the plan's name now, as a
- * merchant may have renamed it; the order number tells an attempt's), read newest first up to
- * `maxPages` pages, once per round for every attempt of the plan. A plan with more is
- * `payment.unproven` in the log and is read again an hour later at the earliest: its attempts
- * stay unknown meanwhile.
+ * The proof for the attempts of a plan (`PlanListing`), read `maxPages` pages further at most
+ * once per round, and every `PROOF_RESUME_MS` while it is not complete (`payment.unproven` in
+ * the log each time). The search filters by plan name, so it asks for the plan's name now (a
+ * merchant may have renamed it) and keeps that plan's subscriptions only.
  */
 async function planListing(
   ctx: BffContext,
   planId: string,
+  wanted: () => Set<string>,
   round: Map<string, PlanListing>,
   maxPages = PROOF_PAGES,
   now: Date,
@@ -241,10 +279,17 @@ async function planListing(
   if (known) return known;
   const partial = partialListings.get(ctx) ?? new Map<string, PlanListing>();
   partialListings.set(ctx, partial);
-  const last = partial.get(planId);
-  if (last && last.pages >= maxPages && now.getTime() - last.at < PROOF_RETRY_MS) return last;
+  const listing: PlanListing = partial.get(planId) ?? {
+    wanted: wanted(),
+    found: new Map(),
+    complete: false,
+    pages: 0,
+    seen: 0,
+    at: 0,
+  };
+  round.set(planId, listing);
+  if (listing.pages > 0 && now.getTime() - listing.at < PROOF_RESUME_MS) return listing;
   const { name: planName } = await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 });
-  const byOrder = new Map<string, Subscription>();
   const read = await readPages(
     (page) =>
       ctx.gateway.searchSubscriptions(
@@ -254,20 +299,26 @@ async function planListing(
     maxPages,
     (items) => {
       // A name search may also answer other plans whose names contain this one's.
-      for (const sub of items) if (sub.plan.id === planId) byOrder.set(sub.orderNumber, sub);
-      return false;
+      for (const sub of items) {
+        if (sub.plan.id === planId && listing.wanted.has(sub.orderNumber)) {
+          listing.found.set(sub.orderNumber, sub);
+        }
+      }
+      return listing.found.size === listing.wanted.size;
     },
+    listing,
   );
-  const listing: PlanListing = { byOrder, ...read, at: now.getTime() };
-  round.set(planId, listing);
+  Object.assign(listing, read, { at: now.getTime() });
+  // Every wanted one found proves as much as the whole listing.
+  if (listing.found.size === listing.wanted.size) listing.complete = true;
   if (listing.complete) {
     partial.delete(planId);
   } else {
     partial.set(planId, listing);
     ctx.logger.warn(
       { event: 'payment.unproven', planId, pages: listing.pages },
-      'a plan has more subscriptions than are read to prove a subscription attempt did not ' +
-        'happen: its attempts with no answer stay unknown; look their order numbers up at the gateway',
+      'a plan has more subscriptions than one round reads: its attempts with no answer stay ' +
+        'unknown while the rest are read, 10 minutes apart',
     );
   }
   return listing;

@@ -14,25 +14,39 @@ const MAX_BILLING_PAGES = 3;
 /** Billing search order: newest first (a `-` prefix for descending). */
 const NEWEST_FIRST = '-createdDate';
 
+/** Where a paged read stands: the last page read and the items seen up to it. */
+export interface PagesRead {
+  /** Read to the end of the listing. */
+  complete: boolean;
+  /** The last page read (its number in the listing, from 1). */
+  pages: number;
+  /** Items seen on pages 1 to `pages`. */
+  seen: number;
+}
+
 /**
  * Reads a gateway search page by page, `onPage` given each page's items, until the listing
  * ends, `onPage` answers true (enough), or `maxPages` were read. Resolves whether the listing
  * was read to its end and how many pages were read. Items added meanwhile come first and push
- * the rest down (newest-first searches): a page may repeat an item, never skip one.
+ * the rest down (newest-first searches): a page may repeat an item, never skip one — so a read
+ * stopped at `maxPages` may go on later from where it stood (`from`) and still miss nothing
+ * that was in the listing when it began (nothing leaves these listings).
  */
 export async function readPages<T>(
   search: (page: number) => Promise<{ items: T[]; total: number }>,
   maxPages: number,
   onPage: (items: T[]) => boolean | Promise<boolean>,
-): Promise<{ complete: boolean; pages: number }> {
-  let seen = 0;
-  for (let page = 1; page <= maxPages; page++) {
+  from: PagesRead = { complete: false, pages: 0, seen: 0 },
+): Promise<PagesRead> {
+  let seen = from.seen;
+  for (let page = from.pages + 1; page <= from.pages + maxPages; page++) {
     const found = await search(page);
-    if (await onPage(found.items)) return { complete: false, pages: page };
     seen += found.items.length;
-    if (found.items.length === 0 || seen >= found.total) return { complete: true, pages: page };
+    if (await onPage(found.items)) return { complete: false, pages: page, seen };
+    if (found.items.length === 0 || seen >= found.total)
+      return { complete: true, pages: page, seen };
   }
-  return { complete: false, pages: maxPages };
+  return { complete: false, pages: from.pages + maxPages, seen };
 }
 
 /**
