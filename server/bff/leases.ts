@@ -3,8 +3,9 @@ import type { Migration } from '../lib/db';
 
 /**
  * Leases: work that one instance at a time should do (the maintenance round) is led by whoever
- * holds its lease in the store. A holder renews it each round; if it dies, the lease lapses
- * and the next instance to ask takes it. One row per lease name.
+ * holds its lease in the store. A holder renews it each round and while a round runs; if it
+ * dies, the lease lapses and the next instance to ask takes it; if it stops cleanly, it gives
+ * the lease up. One row per lease name.
  */
 export interface LeaseTables {
   bff_leases: { name: string; holder: string; until: string };
@@ -44,4 +45,18 @@ export async function acquireLease(
     where bff_leases.until < ${now.toISOString()} or bff_leases.holder = excluded.holder
     returning holder`.execute(db);
   return res.rows[0]?.holder === holder;
+}
+
+/**
+ * Gives the lease `name` up if `holder` holds it (a clean stop): the next instance to ask
+ * takes it at once rather than when it would have lapsed.
+ */
+export async function releaseLease(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>,
+  name: string,
+  holder: string,
+): Promise<void> {
+  await sql`update bff_leases set until = ${new Date(0).toISOString()}
+    where name = ${name} and holder = ${holder}`.execute(db);
 }

@@ -6,7 +6,7 @@ import { silentLogger } from '../lib/logging';
 import { createBffApp, type Bff } from './app';
 import type { BffDb } from './db';
 import type { BffEnv } from './env';
-import { startUnknownAttemptResolver } from './payments/resolver';
+import { startMaintenance } from './maintenance';
 import { eventDeliveryOf } from './events/delivery';
 import { registerWebhook } from './webhooks/register';
 
@@ -57,7 +57,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
     const bff = await createBffApp({ db: store.db, gateway, config: env.config, logger });
     const stopResolver =
       env.resolver.intervalMs > 0
-        ? startUnknownAttemptResolver(bff.ctx, {
+        ? startMaintenance(bff.ctx, {
             accountNumber: env.resolver.accountNumber,
             intervalMs: env.resolver.intervalMs,
             strandedAfterMs: env.resolver.strandedAfterMs,

@@ -4,7 +4,7 @@
  *
  * On SQLite stores holding 10,000, 100,000 and 300,000 past payments (each a succeeded session
  * with its attempt; one in ten a debit with its completed 3-D Secure challenge), times:
- * - one maintenance round (payments/resolver.ts `maintenanceRound`: unknown attempts looked
+ * - one maintenance round (maintenance.ts `maintenanceRound`: unknown attempts looked
  *   up, idempotency keys pruned, due sessions expired, billing events checked), as the BFF
  *   runs it once a minute, on the event loop (SQLite is synchronous);
  * - one read of a session waiting in a challenge (`refreshSession`, what every frame request,
@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BffDb } from '../../server/bff/db';
 import { BFF_MIGRATIONS } from '../../server/bff/migrations';
-import { maintenanceRound } from '../../server/bff/payments/resolver';
+import { maintenanceRound } from '../../server/bff/maintenance';
 import { refreshSession } from '../../server/bff/sessions/service';
 import { findSession } from '../../server/bff/sessions/store';
 import { migrate, openDb } from '../../server/lib/db';

@@ -1,19 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { MS } from '../../lib/clock';
 import type { Billing, ConcilSummaryRow, Subscription } from '../../gateway/schemas';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure } from '../sessions/service';
 import { findSession, unknownAttemptsQuery } from '../sessions/store';
-import { webhookReceiverOf } from '../webhooks/receiver';
-import { pruneIdempotencyKeys } from '../idempotency';
-import { acquireLease } from '../leases';
 import { linkSaleToAttempt } from './ledger-link';
 import { classifyGatewayError } from './outcomes';
 import { settleSubscription } from './subscribe';
 import { transitionSession } from '../sessions/transition';
-import { eventDeliveryOf } from '../events/delivery';
-import { expireDueSessions } from '../sessions/service';
-import { recordBillingEvents } from '../subscriptions/billing-events';
 import { firstBillingOf, readPages, type PagesRead } from '../subscriptions/service';
 
 /** Options of the unknown-attempt resolver (DESIGN §4: a timeout after sending, a crash). */
@@ -354,93 +347,4 @@ async function subscriptionsByOrderNumber(
     if (page * PAGE >= found.total) break;
   }
   return out;
-}
-
-/** How long a maintenance round's lease lasts past each round (`MAINTENANCE_LEASE`). */
-function leaseTtl(intervalMs: number): number {
-  return Math.max(2 * intervalMs, 60_000);
-}
-
-export const MAINTENANCE_LEASE = 'maintenance';
-
-/**
- * One maintenance round: unknown payments are looked up, idempotency keys older than a day
- * pruned — by the one instance that holds the `maintenance` lease in the store (several BFFs
- * on one database run it once, not once each; a dead leader's lease lapses after two
- * intervals). Every instance then retries its webhook inbox (rows there are claimed one by
- * one). `led` says whether this instance did the round.
- */
-export async function maintenanceRound(
-  ctx: BffContext,
-  opts: ResolveOptions & { intervalMs: number; instance: string },
-): Promise<{ led: boolean; report?: ResolveReport }> {
-  const led = await acquireLease(
-    ctx.db,
-    MAINTENANCE_LEASE,
-    opts.instance,
-    leaseTtl(opts.intervalMs),
-    ctx.clock.now(),
-  );
-  let report: ResolveReport | undefined;
-  if (led) {
-    report = await resolveUnknownAttempts(ctx, opts).catch((err: unknown) => {
-      ctx.logger.warn(
-        { event: 'payment.resolve_failed', err: { message: (err as Error).message } },
-        'could not look unknown payments up at the gateway',
-      );
-      return undefined;
-    });
-    await pruneIdempotencyKeys(ctx.db, ctx.clock.now()).catch((err: unknown) => {
-      ctx.logger.warn({ err: { message: (err as Error).message } }, 'idempotency prune failed');
-    });
-    await expireDueSessions(ctx).catch((err: unknown) => {
-      ctx.logger.warn({ err: { message: (err as Error).message } }, 'session expiry failed');
-    });
-    await recordBillingEvents(ctx).catch((err: unknown) => {
-      ctx.logger.warn({ err: { message: (err as Error).message } }, 'billing events failed');
-    });
-  }
-  webhookRetry(ctx);
-  eventDeliveryOf(ctx)?.kick();
-  return report ? { led, report } : { led };
-}
-
-/**
- * The BFF's maintenance round (`maintenanceRound`), now and every `intervalMs`. Failures
- * (gateway down, store busy) are logged and tried again next round. Returns a stop function.
- */
-export function startUnknownAttemptResolver(
-  ctx: BffContext,
-  opts: ResolveOptions & { intervalMs: number },
-): () => Promise<void> {
-  const instance = `bff_${randomUUID()}`;
-  let running: Promise<unknown> | null = null;
-  const round = () => {
-    if (running) return;
-    running = maintenanceRound(ctx, { ...opts, instance })
-      .catch((err: unknown) => {
-        ctx.logger.warn(
-          { event: 'maintenance.failed', err: { message: (err as Error).message } },
-          'the maintenance round failed; tried again next round',
-        );
-      })
-      .finally(() => {
-        running = null;
-      });
-  };
-  round();
-  const timer = setInterval(round, opts.intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
-}
-
-function webhookRetry(ctx: BffContext): void {
-  try {
-    webhookReceiverOf(ctx).kick();
-  } catch {
-    /* no receiver mounted (a BFF without webhooks) */
-  }
 }

@@ -1,11 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BffDb } from '../../../server/bff/db';
-import { MAINTENANCE_LEASE, maintenanceRound } from '../../../server/bff/payments/resolver';
+import {
+  MAINTENANCE_LEASE,
+  maintenanceRound,
+  startMaintenance,
+} from '../../../server/bff/maintenance';
 import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
 import { inboxDb } from '../../../server/bff/webhooks/store';
 import { openDb } from '../../../server/lib/db';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
 import { startBff, testDbUrl, type TestBff } from '../../support/bff';
+import { seedSessionWithAttempt } from '../../support/store-rows';
 
 // Two BFF instances on one store (issue 13 §1): work that must happen once happens once.
 const basic = `Basic ${Buffer.from('gateway:gateway').toString('base64')}`;
@@ -107,9 +112,11 @@ describe('the webhook inbox with two instances', () => {
   });
 });
 
+const roundEvery = (t: TestBff, instance: string, intervalMs: number) =>
+  maintenanceRound(t.bff.ctx, { accountNumber: '1001', intervalMs, instance });
+
 describe('the maintenance round with two instances', () => {
-  const round = (t: TestBff, instance: string) =>
-    maintenanceRound(t.bff.ctx, { accountNumber: '1001', intervalMs: 60_000, instance });
+  const round = (t: TestBff, instance: string) => roundEvery(t, instance, 60_000);
 
   it('is led by one instance at a time; a lapsed lease passes to the other', async () => {
     const first = await Promise.all([round(a, 'bff_a'), round(b, 'bff_b')]);
@@ -131,6 +138,71 @@ describe('the maintenance round with two instances', () => {
       .where('name' as never, '=', MAINTENANCE_LEASE as never)
       .executeTakeFirst();
     expect(row).toMatchObject({ holder: otherName });
+  });
+});
+
+describe('the maintenance lease', () => {
+  const holder = async () =>
+    (
+      await store.db
+        .selectFrom('bff_leases' as never)
+        .select('holder' as never)
+        .where('name' as never, '=', MAINTENANCE_LEASE as never)
+        .executeTakeFirst()
+    )?.['holder' as never] as string | undefined;
+  /** Both clocks past any lease taken so far. */
+  const lapse = () => {
+    a.clock.advance(3_600_000);
+    b.clock.advance(3_600_000);
+  };
+
+  it('is kept by a leader whose round outlasts it', async () => {
+    lapse();
+    // An unknown payment makes the round search the gateway's ledger; that search is slow.
+    const id = 'cs_lease_slow_round';
+    const at = new Date(a.clock.now().getTime() - 120_000).toISOString();
+    await seedSessionWithAttempt(store.db, id, { created_at: at, updated_at: at });
+    await store.db
+      .updateTable('checkout_sessions')
+      .set({ status: 'pending' })
+      .where('id', '=', id)
+      .execute();
+    const gateway = a.bff.ctx.gateway;
+    const search = gateway.searchConcilByOperationDate.bind(gateway);
+    let otherLed: boolean | undefined;
+    gateway.searchConcilByOperationDate = async (q, o) => {
+      if (otherLed === undefined) {
+        // A minute into the round: its lease (5 s at a 1 s interval) would have lapsed; the
+        // leader renews it every 5/3 s while the round runs.
+        a.clock.advance(61_000);
+        b.clock.advance(61_000);
+        await new Promise((r) => setTimeout(r, 2_500));
+        otherLed = (await roundEvery(b, 'bff_b', 1_000)).led;
+      }
+      return search(q, o);
+    };
+    try {
+      expect((await roundEvery(a, 'bff_a', 1_000)).led).toBe(true);
+    } finally {
+      gateway.searchConcilByOperationDate = search;
+      await store.db.deleteFrom('payment_attempts').where('session_id', '=', id).execute();
+      await store.db.deleteFrom('checkout_sessions').where('id', '=', id).execute();
+    }
+    expect(otherLed).toBe(false);
+    expect(await holder()).toBe('bff_a');
+  });
+
+  it('is given up by a leader that stops, and taken at once by another', async () => {
+    lapse();
+    const stop = startMaintenance(a.bff.ctx, {
+      accountNumber: '1001',
+      intervalMs: 60_000,
+    });
+    await stop(); // waits for its first round, which led
+    expect(await holder()).toMatch(/^bff_[0-9a-f-]{36}$/);
+    // No clock moved: the lease it held for two minutes is free.
+    expect((await roundEvery(b, 'bff_b', 60_000)).led).toBe(true);
+    expect(await holder()).toBe('bff_b');
   });
 });
 

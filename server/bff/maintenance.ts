@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { BffContext } from './context';
+import { eventDeliveryOf } from './events/delivery';
+import { pruneIdempotencyKeys } from './idempotency';
+import { acquireLease, releaseLease } from './leases';
+import {
+  resolveUnknownAttempts,
+  type ResolveOptions,
+  type ResolveReport,
+} from './payments/resolver';
+import { expireDueSessions } from './sessions/service';
+import { recordBillingEvents } from './subscriptions/billing-events';
+import { webhookReceiverOf } from './webhooks/receiver';
+
+// The BFF's maintenance round: what must happen once across instances (led by the holder of
+// a lease in the store), and what every instance does for itself.
+
+/**
+ * How long a maintenance round's lease lasts (`MAINTENANCE_LEASE`): two intervals, and at
+ * least 5 s. The leader renews it every third of that while a round runs, however long the
+ * round takes; a killed leader's lease passes on when it lapses, a stopped one's at once.
+ */
+function leaseTtl(intervalMs: number): number {
+  return Math.max(2 * intervalMs, 5_000);
+}
+
+export const MAINTENANCE_LEASE = 'maintenance';
+
+/**
+ * One maintenance round: unknown payments are looked up, idempotency keys older than a day
+ * pruned — by the one instance that holds the `maintenance` lease in the store (several BFFs
+ * on one database run it once, not once each). Every instance then retries its webhook inbox
+ * (rows there are claimed one by one). `led` says whether this instance did the round.
+ */
+export async function maintenanceRound(
+  ctx: BffContext,
+  opts: ResolveOptions & { intervalMs: number; instance: string },
+): Promise<{ led: boolean; report?: ResolveReport }> {
+  const ttl = leaseTtl(opts.intervalMs);
+  const renew = () => acquireLease(ctx.db, MAINTENANCE_LEASE, opts.instance, ttl, ctx.clock.now());
+  const led = await renew();
+  let report: ResolveReport | undefined;
+  if (led) {
+    // A round reading many gateway pages may outlast the lease: it is renewed meanwhile.
+    const heartbeat = setInterval(() => {
+      renew().then(
+        (held) => {
+          if (!held) {
+            ctx.logger.warn(
+              { event: 'maintenance.lease_lost', instance: opts.instance },
+              'another instance took the maintenance lease while this round ran',
+            );
+          }
+        },
+        (err: unknown) => {
+          ctx.logger.warn(
+            { event: 'maintenance.lease_renew_failed', err: { message: (err as Error).message } },
+            'could not renew the maintenance lease',
+          );
+        },
+      );
+    }, ttl / 3);
+    heartbeat.unref();
+    try {
+      report = await maintenanceWork(ctx, opts);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+  webhookRetry(ctx);
+  eventDeliveryOf(ctx)?.kick();
+  return report ? { led, report } : { led };
+}
+
+/** The leader's part of a round, each step on its own: one failing does not stop the rest. */
+async function maintenanceWork(
+  ctx: BffContext,
+  opts: ResolveOptions,
+): Promise<ResolveReport | undefined> {
+  const report = await resolveUnknownAttempts(ctx, opts).catch((err: unknown) => {
+    ctx.logger.warn(
+      { event: 'payment.resolve_failed', err: { message: (err as Error).message } },
+      'could not look unknown payments up at the gateway',
+    );
+    return undefined;
+  });
+  await pruneIdempotencyKeys(ctx.db, ctx.clock.now()).catch((err: unknown) => {
+    ctx.logger.warn({ err: { message: (err as Error).message } }, 'idempotency prune failed');
+  });
+  await expireDueSessions(ctx).catch((err: unknown) => {
+    ctx.logger.warn({ err: { message: (err as Error).message } }, 'session expiry failed');
+  });
+  await recordBillingEvents(ctx).catch((err: unknown) => {
+    ctx.logger.warn({ err: { message: (err as Error).message } }, 'billing events failed');
+  });
+  return report;
+}
+
+/**
+ * The BFF's maintenance round (`maintenanceRound`), now and every `intervalMs`. Failures
+ * (gateway down, store busy) are logged and tried again next round. Returns a stop function,
+ * which waits for a round under way and gives the lease up.
+ */
+export function startMaintenance(
+  ctx: BffContext,
+  opts: ResolveOptions & { intervalMs: number },
+): () => Promise<void> {
+  const instance = `bff_${randomUUID()}`;
+  let running: Promise<unknown> | null = null;
+  const round = () => {
+    if (running) return;
+    running = maintenanceRound(ctx, { ...opts, instance })
+      .catch((err: unknown) => {
+        ctx.logger.warn(
+          { event: 'maintenance.failed', err: { message: (err as Error).message } },
+          'the maintenance round failed; tried again next round',
+        );
+      })
+      .finally(() => {
+        running = null;
+      });
+  };
+  round();
+  const timer = setInterval(round, opts.intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+    await releaseLease(ctx.db, MAINTENANCE_LEASE, instance).catch((err: unknown) => {
+      ctx.logger.warn(
+        { err: { message: (err as Error).message } },
+        'could not give the maintenance lease up; it lapses',
+      );
+    });
+  };
+}
+
+function webhookRetry(ctx: BffContext): void {
+  try {
+    webhookReceiverOf(ctx).kick();
+  } catch {
+    /* no receiver mounted (a BFF without webhooks) */
+  }
+}
