@@ -2,10 +2,11 @@ import type { Logger } from 'pino';
 import type { PaymentAuthorization } from '../../gateway/schemas';
 import type { FailureCode, PayResult, SessionStatus } from '../checkout-api';
 import type { BffContext } from '../context';
-import { endAttemptAsFailure, succeededResult } from '../sessions/service';
+import { endAttemptAsFailure, settledMeanwhile, succeededResult } from '../sessions/service';
 import {
   ATTEMPT_COLUMN_LIST,
-  updateAttempt,
+  IN_FLIGHT,
+  updateAttemptInFlight,
   type AttemptRow,
   type SessionRow,
 } from '../sessions/store';
@@ -49,11 +50,22 @@ const succeedQ = perShape((shape) =>
         updated_at: p.at,
       })
       .where('id', '=', p.id)
+      .where('status', 'in', IN_FLIGHT)
       .returning(ATTEMPT_COLUMN_LIST),
   ),
 );
 
-/** Marks the attempt (with what the gateway answered) and its session succeeded. */
+/** Keeps `result` as the step's idempotent answer (in the step's transaction) and returns it. */
+async function keep(tx: BffContext, result: PayResult): Promise<PayResult> {
+  await tx.keepAnswer?.(tx.db, result);
+  return result;
+}
+
+/**
+ * Marks the attempt (with what the gateway answered) and its session succeeded. Like every
+ * settlement here, it moves an attempt still in flight only: one settled meanwhile by a
+ * notification confirmed against the ledger keeps that outcome, and the step answers it.
+ */
 export async function succeed(
   ctx: BffContext,
   sessionId: string,
@@ -78,7 +90,7 @@ export async function succeed(
       at: now.toISOString(),
     };
     const [updated] = await rowsOf(tx.db, succeedQ(shape)(tx.db, params));
-    if (!updated) throw new Error(`succeed: no attempt ${attemptId}`);
+    if (!updated) return keep(tx, await settledMeanwhile(tx, sessionId, attemptId));
     await transitionSession(tx, sessionId, SETTLES_FROM, 'succeeded', now, {
       failure_code: null,
     });
@@ -152,11 +164,12 @@ export async function settle(
     log.warn({ outcome: 'unknown' }, 'payment outcome unknown: pending until confirmed');
     const now = ctx.clock.now();
     return atomically(ctx, async (tx) => {
-      await updateAttempt(tx.db, attemptId, {
+      const moved = await updateAttemptInFlight(tx.db, attemptId, {
         status: 'unknown',
         failure_code: null,
         updated_at: now.toISOString(),
       });
+      if (!moved) return keep(tx, await settledMeanwhile(tx, row.id, attemptId));
       await transitionSession(tx, row.id, 'processing', 'pending', now, { failure_code: null });
       const pending: PayResult = { status: 'pending' };
       await ctx.keepAnswer?.(tx.db, pending);
@@ -167,11 +180,12 @@ export async function settle(
   log.info({ outcome: failure.kind, failureCode: code }, 'payment not approved');
   const result = await atomically(ctx, async (tx) => {
     if (failure.kind === 'declined' && failure.ids) {
-      await updateAttempt(tx.db, attemptId, {
+      const moved = await updateAttemptInFlight(tx.db, attemptId, {
         payment_id: failure.ids.paymentId,
         authorization_code: failure.ids.authorizationCode,
         nsu: failure.ids.nsu,
       });
+      if (!moved) return keep(tx, await settledMeanwhile(tx, row.id, attemptId));
     }
     const ended = await endAttemptAsFailure(
       tx,

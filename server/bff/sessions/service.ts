@@ -23,7 +23,8 @@ import {
   openSessionsDueQ,
   sessionMethods,
   transitionChallenge,
-  updateAttempt,
+  findAttempt,
+  updateAttemptInFlight,
   type AttemptRow,
   type SessionRow,
 } from './store';
@@ -296,12 +297,13 @@ export async function endAttemptAsFailure(
   // an attempt that is no longer unknown would be seen by no one again.
   return atomically(ctx, async (tx): Promise<PayResult> => {
     const now = tx.clock.now();
-    await updateAttempt(tx.db, attemptId, {
+    const moved = await updateAttemptInFlight(tx.db, attemptId, {
       status: extra.status ?? 'failed',
       failure_code: code,
       return_code: extra.returnCode ?? null,
       updated_at: now.toISOString(),
     });
+    if (!moved) return settledMeanwhile(tx, session.id, attemptId);
     const fresh = (await findSession(tx.db, session.id)) ?? session;
     const used = fresh.attempts_used + (counts ? 1 : 0);
     const left = Math.max(0, tx.config.maxAttempts - used);
@@ -340,6 +342,30 @@ export async function sessionOutcome(
     };
   }
   return undefined;
+}
+
+/**
+ * The answer of a step whose attempt another path settled while the step's gateway call ran
+ * (`updateAttemptInFlight` false): the attempt as it stands, not what the call saw.
+ */
+export async function settledMeanwhile(
+  ctx: BffContext,
+  sessionId: string,
+  attemptId: string,
+): Promise<PayResult> {
+  const attempt = await findAttempt(ctx.db, attemptId);
+  if (attempt?.status === 'succeeded') return succeededResult(attempt);
+  const row = await findSession(ctx.db, sessionId);
+  const ended = row ? await sessionOutcome(ctx, row) : undefined;
+  if (ended) return ended;
+  if (row?.status === 'open' && (attempt?.status === 'failed' || attempt?.status === 'declined')) {
+    return {
+      status: 'failed',
+      error: { code: (attempt.failure_code ?? 'declined') as FailureCode, retryable: true },
+      attemptsLeft: attemptsLeft(ctx, row),
+    };
+  }
+  return { status: 'pending' };
 }
 
 export function succeededResult(attempt: AttemptRow): PayResult {

@@ -152,6 +152,32 @@ export async function updateAttempt(
   await db.updateTable('payment_attempts').set(patch).where('id', '=', id).execute();
 }
 
+/** The attempt statuses a gateway answer settles from: the attempt still waits for its word. */
+export const IN_FLIGHT: readonly AttemptStatus[] = ['unknown', 'challenge'];
+
+/**
+ * `updateAttempt` for an attempt still in flight (`IN_FLIGHT`). False when another path settled
+ * it while its gateway call ran — a notification confirmed against the ledger, the resolver —
+ * whose word, taken from the gateway's ledger, then stands.
+ */
+export async function updateAttemptInFlight(
+  db: BffKysely,
+  id: string,
+  patch: Partial<Omit<AttemptRow, 'id' | 'session_id'>>,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('payment_attempts')
+    .set(patch)
+    .where('id', '=', id)
+    .where('status', 'in', IN_FLIGHT)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function findAttempt(db: BffKysely, id: string): Promise<AttemptRow | undefined> {
+  return db.selectFrom('payment_attempts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 const listAttemptsQ = precompiled((db: BffKysely, p: { sessionId: string }) =>
   db
     .selectFrom('payment_attempts')

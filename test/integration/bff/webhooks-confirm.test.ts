@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResult } from '../../../server/bff/checkout-api';
+import { GatewayTimeoutError } from '../../../server/gateway/errors';
 import { MAX_CONFIRM_TRIES } from '../../../server/bff/webhooks/confirm';
 import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
 import { inboxDb } from '../../../server/bff/webhooks/store';
@@ -196,5 +197,49 @@ describe('webhooks confirmed against the gateway before they apply', () => {
       return items.length > 0 ? items : undefined;
     });
     expect(notices[0]).toMatchObject({ status: 'processed', sessionId: created.id });
+  });
+});
+
+describe('a notification confirmed while the pay call is still waiting', () => {
+  const detail = async (id: string) =>
+    (await t.request('GET', `/v1/checkout-sessions/${id}`, { headers: merchant })).body as {
+      status: string;
+      attempts: { status: string }[];
+      payment: Payment | null;
+    };
+
+  it('settles the payment; the call that then loses its answer does not unsettle it', async () => {
+    const s = await t.createSession({ amount: 6_250 });
+    const body = await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' });
+    const gateway = t.bff.ctx.gateway;
+    const create = gateway.createCreditPayment.bind(gateway);
+    gateway.createCreditPayment = async (req, o) => {
+      await create(req, o);
+      // The gateway charged and notified at once; its answer is slow. The notification is
+      // confirmed against the ledger and links the sale to the attempt by its reference.
+      await until(async () => (await detail(s.id)).status === 'succeeded');
+      throw new GatewayTimeoutError({
+        status: 0,
+        operation: 'createCreditPayment',
+        sent: true,
+        timeoutMs: 30_000,
+      });
+    };
+    let res;
+    try {
+      res = await t.pay(s.clientSecret, body);
+    } finally {
+      gateway.createCreditPayment = create;
+    }
+    // The shopper is told what the ledger said, not "being confirmed" (the call's own view).
+    const d = await detail(s.id);
+    expect(d.status).toBe('succeeded');
+    expect(d.attempts.map((a) => a.status)).toEqual(['succeeded']);
+    expect(d.payment?.paymentId).toBeTruthy();
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      status: 'succeeded',
+      payment: { paymentId: d.payment!.paymentId },
+    });
   });
 });
