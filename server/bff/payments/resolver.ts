@@ -142,7 +142,15 @@ export async function resolveUnknownAttempts(
           continue;
         }
       }
-      if (sub) found = await settleFoundSubscription(ctx, a, sub);
+      if (sub) {
+        // It exists: never declared not to have happened. Settled, or still pending (a
+        // failed first billing whose subscription could not be canceled yet).
+        if (!(await settleFoundSubscription(ctx, a, sub))) {
+          report.stillUnknown.push(a.id);
+          continue;
+        }
+        found = true;
+      }
     } else {
       const sale = sales.find(
         (r) =>
@@ -217,7 +225,10 @@ interface FoundSubscription {
   first: Billing | null;
 }
 
-/** The attempt's subscription, found at the gateway: attempt and session settle from it. */
+/**
+ * The attempt's subscription, found at the gateway: attempt and session settle from it.
+ * Resolves whether they did (false: still pending, or the session is gone).
+ */
 async function settleFoundSubscription(
   ctx: BffContext,
   a: { id: string; session_id: string },
@@ -231,7 +242,7 @@ async function settleFoundSubscription(
     { event: 'payment.resolved', subscriptionId: sub.id, outcome: result.status },
     'a subscription whose creation had no answer was found at the gateway',
   );
-  return true;
+  return result.status !== 'pending';
 }
 
 /**

@@ -3,8 +3,8 @@ import { MS } from '../../lib/clock';
 import type { Billing, CardInfo } from '../../gateway/schemas';
 import type { FailureCode, PayResult } from '../checkout-api';
 import type { BffContext } from '../context';
-import { endAttemptAsFailure } from '../sessions/service';
-import { updateAttempt, type SessionRow } from '../sessions/store';
+import { endAttemptAsFailure, settledMeanwhile } from '../sessions/service';
+import { updateAttempt, updateAttemptInFlight, type SessionRow } from '../sessions/store';
 import { firstBillingFailure, firstBillingOf } from '../subscriptions/service';
 import { classifyGatewayError } from './outcomes';
 import { orderNumberOf } from './pay-common';
@@ -75,6 +75,9 @@ export async function subscribe(
  * Settles a subscription attempt from its first billing (pay, or the resolver after a crash).
  * A billing that was not paid cancels the subscription and tells the shopper why; a Paid
  * billing, none yet (a trial) or one that could not be read leaves the subscription standing.
+ * A cancel that fails leaves the attempt unknown (`pending`): the subscription may still bill
+ * (an `Opened` billing is retried), so the shopper is not told to pay again; the resolver
+ * finds the subscription and cancels it again.
  */
 export async function settleSubscription(
   ctx: BffContext,
@@ -97,8 +100,12 @@ export async function settleSubscription(
     const sale = billing?.status === 'Paid' ? await firstBillingSale(ctx, attemptId, log) : {};
     return succeed(ctx, row.id, attemptId, { ...evidence, ...sale });
   }
-  await updateAttempt(ctx.db, attemptId, evidence);
-  await cancelSubscription(ctx, subscriptionId, code, log);
+  if (!(await updateAttemptInFlight(ctx.db, attemptId, evidence))) {
+    return settledMeanwhile(ctx, row.id, attemptId);
+  }
+  if (!(await cancelSubscription(ctx, subscriptionId, code, log))) {
+    return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
+  }
   return endAttemptAsFailure(ctx, row, attemptId, code, true, SETTLES_FROM, {
     status: 'declined',
   });
@@ -136,20 +143,26 @@ async function firstBillingSale(
   }
 }
 
+/** Cancels the subscription of an unpaid first billing; false when the gateway did not. */
 async function cancelSubscription(
   ctx: BffContext,
   subscriptionId: string,
   code: FailureCode,
   log: Logger,
-): Promise<void> {
+): Promise<boolean> {
   log.info({ subscriptionId, failureCode: code }, 'first billing not paid');
   try {
     await ctx.gateway.setSubscriptionStatus(
       { subscriptionId, status: 'Canceled' },
       { timeoutMs: 10_000 },
     );
+    return true;
   } catch (err) {
     if (!classifyGatewayError(err)) throw err;
-    log.error({ subscriptionId }, 'subscription with an unpaid first billing not canceled');
+    log.error(
+      { event: 'subscription.cancel_failed', subscriptionId },
+      'subscription with an unpaid first billing not canceled yet: pending, tried again',
+    );
+    return false;
   }
 }

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResult, PublicSession } from '../../../server/bff/checkout-api';
+import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
+import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
 import {
   MERCHANT_ORIGIN,
   MERCHANT_SECRET,
@@ -244,6 +246,65 @@ describe('subscription checkout (planId)', () => {
     ).items.find((b) => b.subscription.plan.id === retrying);
     // Canceling the subscription canceled the billing that waited for its retry.
     expect(first?.status).toBe('Canceled');
+  });
+
+  it('a failed first billing whose subscription cannot be canceled stays pending until it is', async () => {
+    const retrying = await createPlan({
+      name: 'Retry cancel monthly',
+      amount: 21.9,
+      planType: 'Monthly',
+      attempts: 2,
+    });
+    const created = (await createSession({ planId: retrying })).body as {
+      id: string;
+      clientSecret: string;
+    };
+    // The cancel of the subscription (its status call) fails: the gateway will retry the 51.
+    await t.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: { method: 'POST', path: '/v1/recurrences/subscriptions/*', count: 5, status: 500 },
+    });
+    let res;
+    try {
+      res = await t.pay(
+        created.clientSecret,
+        await t.payBody(created.clientSecret, '4000000000009995', { method: 'credit' }),
+      );
+    } finally {
+      await t.sandbox.call('DELETE', '/__sandbox/faults', { token: null });
+    }
+    // Not "try again": a second subscription would be billed beside the first one's retry.
+    expect(res.body).toEqual({ status: 'pending' });
+    const detail = async () =>
+      (await t.request('GET', `/v1/checkout-sessions/${created.id}`, { headers: merchant }))
+        .body as {
+        status: string;
+        attempts: { id: string; status: string; subscriptionId: string }[];
+      };
+    const before = await detail();
+    expect(before.status).toBe('pending');
+    expect(before.attempts[0]).toMatchObject({ status: 'unknown' });
+    const subscription = async () =>
+      (
+        await t.sandbox.call(
+          'GET',
+          `/v1/recurrences/subscriptions/${before.attempts[0]!.subscriptionId}`,
+        )
+      ).body as { status: string };
+    expect((await subscription()).status).toBe('Active');
+
+    // The maintenance round finds the subscription, cancels it, and the shopper may pay again.
+    const report = await resolveUnknownAttempts(t.bff.ctx, {
+      accountNumber: DEFAULT_CLIENT.accountNumber,
+      settleAfterMs: 0,
+    });
+    expect(report.resolved).toContain(before.attempts[0]!.id);
+    expect((await subscription()).status).toBe('Canceled');
+    const after = await detail();
+    expect(after.status).toBe('open');
+    expect(after.attempts[0]).toMatchObject({ status: 'declined' });
+    const pub = await t.frame(created.clientSecret, 'GET', '/checkout/api/session');
+    expect(pub.body).toMatchObject({ status: 'open', attemptsLeft: 2 });
   });
 
   it('GET /v1/subscriptions lists the subscriptions of the sessions with their billings', async () => {
