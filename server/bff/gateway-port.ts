@@ -9,6 +9,7 @@ import type {
   ConcilSummaryRow,
   CreateSubscriptionRequest,
   Plan,
+  PlanSearchResponse,
   PublicKeyResponse,
   Subscription,
   SubscriptionSearchResponse,
@@ -43,6 +44,11 @@ export interface BffGateway {
   ): Promise<Debit3dsPaymentResponse>;
   /** Subscription checkout: the plan a session charges. */
   getPlan(planId: string, opts?: GatewayCallOptions): Promise<Plan>;
+  /** The plans whose names contain `name` (a plan's proof reads which ones a search spans). */
+  searchPlans(
+    query?: { name?: string; page?: number; limit?: number },
+    opts?: GatewayCallOptions,
+  ): Promise<PlanSearchResponse>;
   /** Subscription checkout: the card kept by the gateway for the billings. */
   vaultCard(body: VaultRequest, opts?: GatewayCallOptions): Promise<VaultResponse>;
   /** Subscription checkout: resolves the subscription id. */

@@ -258,6 +258,8 @@ interface PlanListing extends PagesRead {
   found: Map<string, Subscription>;
   /** When the last pages were read. */
   at: number;
+  /** The plans the name search spans (`plansSpanned`) when the pages were read. */
+  spans: string | null;
 }
 
 /** How long a plan too big to read in one round waits before its next pages are read. */
@@ -290,10 +292,16 @@ async function planListing(
     pages: 0,
     seen: 0,
     at: 0,
+    spans: null,
   };
   round.set(planId, listing);
   if (listing.pages > 0 && now.getTime() - listing.at < PROOF_RESUME_MS) return listing;
   const { name: planName } = await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 });
+  // A plan renamed since the last pages (this one, or another whose name held this one's)
+  // takes subscriptions out of the listing: the rest move up, past pages read. Begin again.
+  const spans = await plansSpanned(ctx, planName);
+  if (spans === null || spans !== listing.spans) Object.assign(listing, { pages: 0, seen: 0 });
+  listing.spans = spans;
   const read = await readPages(
     (page) =>
       ctx.gateway.searchSubscriptions(
@@ -326,6 +334,24 @@ async function planListing(
     );
   }
   return listing;
+}
+
+/**
+ * The plans a subscription search by `planName` spans: the name, and the ids of the plans
+ * whose names contain it (the plan search matches names as the subscription search does).
+ * Null past 10 pages of plans: too many to tell, so a proof begins again each time.
+ */
+async function plansSpanned(ctx: BffContext, planName: string): Promise<string | null> {
+  const ids: string[] = [];
+  const { complete } = await readPages(
+    (page) => ctx.gateway.searchPlans({ name: planName, page, limit: PAGE }, { timeoutMs: 10_000 }),
+    10,
+    (items) => {
+      for (const plan of items) ids.push(plan.id);
+      return false;
+    },
+  );
+  return complete ? [planName, ...ids.sort()].join('\n') : null;
 }
 
 /**

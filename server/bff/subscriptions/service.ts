@@ -30,7 +30,8 @@ export interface PagesRead {
  * was read to its end and how many pages were read. Items added meanwhile come first and push
  * the rest down (newest-first searches): a page may repeat an item, never skip one — so a read
  * stopped at `maxPages` may go on later from where it stood (`from`) and still miss nothing
- * that was in the listing when it began (nothing leaves these listings).
+ * that was in the listing when it began, as long as nothing left it (a name search loses the
+ * subscriptions of a plan renamed away: the resolver's `planListing` begins again then).
  */
 export async function readPages<T>(
   search: (page: number) => Promise<{ items: T[]; total: number }>,
