@@ -8,7 +8,12 @@ import { markAttemptCanceled } from '../sessions/transition';
 
 type InboxRow = InboxTables['webhook_inbox'];
 
-/** Confirmations tried before a notification is left `unverified`. */
+/**
+ * Confirmations that read the ledger and did not find the notification before it is left
+ * `unverified`. A try that could not read the gateway, or whose subscription is still being
+ * created, does not count: the notification is tried again (at most an hour apart) until the
+ * ledger answers.
+ */
 export const MAX_CONFIRM_TRIES = 8;
 /** Pause before the second try, doubled for each next one (at most an hour). */
 export const FIRST_RETRY_MS = 30_000;
@@ -27,7 +32,7 @@ function agrees(newValue: string, sale: ConcilInstallmentRow[]): boolean {
 type Outcome =
   | { kind: 'applied'; attemptId: string; sessionId: string }
   | { kind: 'unmatched' }
-  | { kind: 'unconfirmed'; reason: string };
+  | { kind: 'unconfirmed'; reason: string; missed: boolean };
 
 /**
  * Confirms one notification against the gateway's ledger (search by NSU and authorization
@@ -45,11 +50,11 @@ async function confirmAndApply(ctx: BffContext, row: InboxRow): Promise<Outcome>
     );
   } catch (err) {
     if (!classifyGatewayError(err)) throw err;
-    return { kind: 'unconfirmed', reason: 'the gateway could not be read' };
+    return { kind: 'unconfirmed', reason: 'the gateway could not be read', missed: false };
   }
   sale = sale.filter((r) => r.nsu === row.nsu && (r.codAuth ?? '') === row.cod_auth);
   if (!agrees(row.new_value, sale)) {
-    return { kind: 'unconfirmed', reason: 'the ledger does not show it' };
+    return { kind: 'unconfirmed', reason: 'the ledger does not show it', missed: true };
   }
   let attempt = await ctx.db
     .selectFrom('payment_attempts')
@@ -61,7 +66,11 @@ async function confirmAndApply(ctx: BffContext, row: InboxRow): Promise<Outcome>
   if (!attempt) {
     const byReference = await attemptByReference(ctx, row, sale);
     if (byReference === 'later') {
-      return { kind: 'unconfirmed', reason: 'its subscription is still being created' };
+      return {
+        kind: 'unconfirmed',
+        reason: 'its subscription is still being created',
+        missed: false,
+      };
     }
     attempt = byReference;
   }
@@ -136,18 +145,20 @@ export async function processNotification(ctx: BffContext, row: InboxRow): Promi
   const log = { movementId: Number(row.movement_id), newValue: row.new_value };
   if (outcome.kind === 'unconfirmed') {
     const tries = Number(row.tries) + 1;
-    const gaveUp = tries >= MAX_CONFIRM_TRIES;
-    const wait = Math.min(FIRST_RETRY_MS * 2 ** (tries - 1), MAX_RETRY_MS);
+    const misses = Number(row.misses) + (outcome.missed ? 1 : 0);
+    const gaveUp = misses >= MAX_CONFIRM_TRIES;
+    const wait = Math.min(FIRST_RETRY_MS * 2 ** Math.min(tries - 1, 20), MAX_RETRY_MS);
     await key(
       update().set({
         tries,
+        misses,
         ...(gaveUp
           ? { status: 'unverified', processed_at: now.toISOString(), next_try_at: null }
           : { next_try_at: new Date(now.getTime() + wait).toISOString() }),
       }),
     ).execute();
     ctx.logger.warn(
-      { event: gaveUp ? 'webhook.unverified' : 'webhook.unconfirmed', ...log, tries },
+      { event: gaveUp ? 'webhook.unverified' : 'webhook.unconfirmed', ...log, tries, misses },
       `webhook not confirmed by the gateway (${outcome.reason}): ${gaveUp ? 'left unverified, nothing applied' : 'tried again later'}`,
     );
     return;

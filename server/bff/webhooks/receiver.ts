@@ -140,6 +140,7 @@ export class WebhookReceiver {
         claimed_until: null,
         attempt_id: null,
         tries: 0,
+        misses: 0,
         next_try_at: null,
         conflict: 0,
       });

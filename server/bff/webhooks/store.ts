@@ -30,6 +30,11 @@ export type InboxTables = {
     /** Confirmations tried so far, and when the next one is due (null: at once). */
     tries: number;
     next_try_at: string | null;
+    /**
+     * Tries whose ledger was read and did not show it: only these count toward `unverified`
+     * (a gateway that cannot be read proves nothing either way).
+     */
+    misses: number;
     /** 1 when another body came with the same movementId (both kept, each confirmed alone). */
     conflict: number;
     /** How many times the same movement was delivered again after the first. */
@@ -147,7 +152,9 @@ export const inboxMigrations: Migration[] = [
           next_try_at: null,
           conflict: 0,
         }));
-        await (inbox as unknown as Kysely<{ webhook_inbox_next: InboxTables['webhook_inbox'] }>)
+        // The columns of this migration's day (`misses` came with 0005).
+        type RowThen = Omit<InboxTables['webhook_inbox'], 'misses'>;
+        await (inbox as unknown as Kysely<{ webhook_inbox_next: RowThen }>)
           .insertInto('webhook_inbox_next')
           .values(rows)
           .execute();
@@ -182,6 +189,18 @@ export const inboxMigrations: Migration[] = [
       await sql`create index webhook_inbox_unmatched on webhook_inbox (nsu, cod_auth) where status = 'unmatched'`.execute(
         db,
       );
+    },
+  },
+  {
+    // A notice was left `unverified` after 8 tries even when none of them could read the
+    // ledger (an hour of gateway trouble dropped a genuine Canceled for good): the tries that
+    // read it and did not find it are counted apart.
+    name: 'bff_webhooks_0005_misses',
+    async up(db) {
+      await db.schema
+        .alterTable('webhook_inbox')
+        .addColumn('misses', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
     },
   },
 ];

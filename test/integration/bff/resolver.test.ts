@@ -132,6 +132,7 @@ describe('timed-out payments settled from the reconciliation ledger', () => {
         attempt_id: null,
         body_hash: 'test-fixture',
         tries: 0,
+        misses: 0,
         next_try_at: null,
         conflict: 0,
       })

@@ -341,6 +341,7 @@ describe('webhook inbox indexes', () => {
       processed_at: SEED_AT,
       attempt_id: null,
       tries: 1,
+      misses: 0,
       next_try_at: null,
       conflict: 0,
       claimed_by: null,

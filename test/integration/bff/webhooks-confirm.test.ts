@@ -151,6 +151,52 @@ describe('webhooks confirmed against the gateway before they apply', () => {
     expect(canceled).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
 
+  it('a Canceled the ledger cannot be read for is not given up, and applies once it can', async () => {
+    const p = await pay({ amount: 6_300 });
+    await receiver().idle();
+    // The gateway's ledger search fails for hours (far past the 8 tries of a notice the ledger
+    // does not show) while the gateway cancels the payment and notifies it.
+    await t.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: {
+        method: 'POST',
+        path: '/api/transaction/concil/search-by-code',
+        count: 1_000,
+        status: 500,
+      },
+    });
+    try {
+      const ctl = (path: string, body: unknown) =>
+        t.sandbox.call('POST', `/__sandbox${path}`, { token: null, body });
+      const open = await ctl('/cancellation-requests', {
+        paymentId: p.paymentId,
+        description: 'x',
+      });
+      const id = (open.body as { id: string }).id;
+      await ctl(`/cancellation-requests/${id}/decide`, { status: 'APROVADO' });
+      await ctl(`/cancellation-requests/${id}/decide`, { status: 'CANCELADO' });
+      const canceledNotice = () =>
+        inbox()
+          .selectFrom('webhook_inbox')
+          .selectAll()
+          .where('nsu', '=', p.nsu)
+          .where('new_value', '=', 'Canceled')
+          .executeTakeFirst();
+      await until(async () => (await canceledNotice())?.tries);
+      await exhaustRetries();
+      expect(await canceledNotice()).toMatchObject({ status: 'received' });
+      expect((await canceledNotice())!.tries).toBeGreaterThan(MAX_CONFIRM_TRIES);
+      expect((await payment(p.sessionId)).canceledAt).toBeNull();
+    } finally {
+      await t.sandbox.call('DELETE', '/__sandbox/faults', { token: null });
+    }
+    // The ledger reads again: the next try confirms and applies it.
+    t.clock.advance(2 * 3_600_000);
+    await receiver().processAll();
+    t.clock.reset(0);
+    expect((await payment(p.sessionId)).canceledAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+
   it('a subscription’s first billing notification is linked to its checkout session', async () => {
     const plan = await t.sandbox.call('POST', '/v1/recurrences/plans', {
       body: {

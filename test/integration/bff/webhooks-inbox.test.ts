@@ -37,6 +37,7 @@ it('a notification stored but not yet processed when the BFF stopped is confirme
       attempt_id: null,
       body_hash: notificationHash(fields),
       tries: 0,
+      misses: 0,
       next_try_at: null,
       conflict: 0,
     })
