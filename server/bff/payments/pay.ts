@@ -4,7 +4,15 @@ import { prefixedId, uuid } from '../../lib/ids';
 import { lazyChild } from '../../lib/logging';
 import type { PayBody } from '../checkout-api';
 import type { BffContext } from '../context';
-import { endAttemptAsFailure, refreshSession, sessionOutcome } from '../sessions/service';
+import {
+  endAttemptAsFailure,
+  loadPlan,
+  refreshSession,
+  sessionOutcome,
+  type SessionPlan,
+} from '../sessions/service';
+import { attemptsLeft } from '../sessions/views';
+import { transitionSession } from '../sessions/transition';
 import {
   findSession,
   type AttemptInsert,
@@ -74,6 +82,51 @@ async function notPayable(ctx: BffContext, row: SessionRow): Promise<StepAnswer 
 }
 
 /**
+ * A plan session subscribes to the plan the shopper was shown. The gateway bills the plan as
+ * it is now: when the merchant has changed its amount or interval since (or it is no longer
+ * Active), the session expires and the shopper starts again on the plan as it is, rather than
+ * subscribe at a price never shown. Answers undefined while the plan is as shown.
+ */
+async function planChanged(
+  ctx: BffContext,
+  row: SessionRow,
+  log: Logger,
+): Promise<StepAnswer | undefined> {
+  const plan = await loadPlan(ctx, row.plan_id!);
+  if (!plan.ok && plan.status === 503) {
+    // Nothing was sent: the shopper may certainly try again.
+    return {
+      ok: true,
+      result: {
+        status: 'failed',
+        error: { code: 'try_again_later', retryable: true },
+        attemptsLeft: attemptsLeft(ctx, row),
+      },
+    };
+  }
+  const shown = row.plan_json ? (JSON.parse(row.plan_json) as SessionPlan) : null;
+  if (
+    plan.ok &&
+    plan.value.amount === row.amount &&
+    plan.value.intervalDays === shown?.intervalDays
+  ) {
+    return undefined;
+  }
+  log.warn(
+    { event: 'checkout.plan_changed', sessionId: row.id, planId: row.plan_id },
+    'the plan changed since the checkout session was created: the session expires',
+  );
+  await transitionSession(ctx, row.id, 'open', 'expired', ctx.clock.now(), {
+    failure_code: 'session_expired',
+  });
+  const current = (await findSession(ctx.db, row.id)) ?? row;
+  return (
+    (await notPayable(ctx, current)) ??
+    refuse(409, 'session', 'session: a payment is already in progress')
+  );
+}
+
+/**
  * `POST /checkout/api/pay`: one gateway call for one attempt. The amount comes from the
  * session; the session is claimed (`open → processing`) before the call so two submits can
  * never both reach the gateway.
@@ -97,6 +150,11 @@ export async function pay(
   }
   if (body.method === 'debit' && body.installments !== 1) {
     return refuse(400, 'installments', 'installments: debit is paid in one installment');
+  }
+
+  if (row.plan_id) {
+    const changed = await planChanged(ctx, row, log);
+    if (changed) return changed;
   }
 
   const now = ctx.clock.now();

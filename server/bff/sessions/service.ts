@@ -53,7 +53,7 @@ const PLAN_INTERVAL_DAYS: Record<string, number> = {
 };
 
 /** Reads a recurrence plan from the gateway into what the session shows. */
-async function loadPlan(ctx: BffContext, planId: string): Promise<Result<SessionPlan>> {
+export async function loadPlan(ctx: BffContext, planId: string): Promise<Result<SessionPlan>> {
   let plan: Plan;
   try {
     plan = await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 });
