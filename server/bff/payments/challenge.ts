@@ -152,10 +152,12 @@ export async function completeChallenge(
       { idempotencyKey: `${ch.attempt_id}-validate` },
     );
     if (!res.paymentAuthorization || res.threeDs.status === THREE_DS_PENDING) {
+      // Authentication failed or never finished: no charge. Anything else with no
+      // authorization is a 2xx that does not say what happened: it may have charged.
       const failure: GatewayFailure =
         res.threeDs.status === 'AUTHENTICATION_FAILED' || res.threeDs.status === THREE_DS_PENDING
           ? { kind: 'three_ds_failed' }
-          : { kind: 'unavailable' };
+          : { kind: 'unknown' };
       return {
         ok: true,
         result: await settle(ctx, row, ch.attempt_id, failure, attemptLog),

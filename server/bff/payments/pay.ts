@@ -280,8 +280,10 @@ export async function pay(
     };
   }
   if (!res.paymentAuthorization) {
+    // A failed authentication charged nothing; any other answer with no authorization does
+    // not say what happened (it may have charged): unknown, looked up in the ledger.
     const failure: GatewayFailure =
-      t.status === 'AUTHENTICATION_FAILED' ? { kind: 'three_ds_failed' } : { kind: 'unavailable' };
+      t.status === 'AUTHENTICATION_FAILED' ? { kind: 'three_ds_failed' } : { kind: 'unknown' };
     return { ok: true, result: await settle(ctx, row, attemptId, failure, attemptLog) };
   }
   return {

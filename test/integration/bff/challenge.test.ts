@@ -175,6 +175,40 @@ describe('3DS challenge', () => {
     t.clock.reset(0);
   });
 
+  it('a validate answer with no authorization is pending, then settled from the ledger', async () => {
+    const { s, challenge } = await startChallenge();
+    const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
+    expect((await postForm(acsAnswer.action, acsAnswer.fields)).status).toBe(200);
+    // The gateway charged, authenticated the shopper and answered 200 without the
+    // authorization (the spec does not show validate's answer): the outcome is not known.
+    const gateway = t.bff.ctx.gateway;
+    const validate = gateway.validate3ds.bind(gateway);
+    gateway.validate3ds = async (body, o) => {
+      const { paymentAuthorization: _dropped, ...rest } = await validate(body, o);
+      return rest as Awaited<ReturnType<typeof validate>>;
+    };
+    let done;
+    try {
+      done = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/complete', {
+        body: {
+          challengeId: challenge.challengeId,
+          encryptedCard: await t.encryptCard(s.clientSecret, '4000000000002503'),
+        },
+      });
+    } finally {
+      gateway.validate3ds = validate;
+    }
+    // Not "try again later" beside a charge: being confirmed.
+    expect(done.body).toEqual({ status: 'pending' });
+    expect(await sessionStatus(s.id)).toBe('pending');
+    const report = await resolveUnknownAttempts(t.bff.ctx, {
+      accountNumber: '1001',
+      settleAfterMs: 0,
+    });
+    expect(report.resolved).toHaveLength(1);
+    expect(await sessionStatus(s.id)).toBe('succeeded');
+  });
+
   it('refuses a TermUrl post with a wrong MD, and complete before an answer', async () => {
     const { s, challenge } = await startChallenge();
     const acsAnswer = await answerAtAcs(challenge.challengeUrl, '1234');
