@@ -118,7 +118,9 @@ async function sweep(ctx: BffContext, newest: string): Promise<number> {
 
 /**
  * The events of a page of billings: those of this BFF's subscriptions, paid or failed, whose
- * event is not recorded yet (looked up first: a sweep reads thousands already recorded).
+ * event is not recorded yet (looked up first: a sweep reads thousands already recorded). A
+ * subscription is the merchant's once its attempt succeeded (`subscription.created`): a
+ * declined first billing's canceled one, or one still being settled, is not told before.
  */
 async function recordBillings(ctx: BffContext, items: Billing[]): Promise<number> {
   const ids = [...new Set(items.map((b) => b.subscription.id))];
@@ -128,6 +130,7 @@ async function recordBillings(ctx: BffContext, items: Billing[]): Promise<number
     .selectFrom('payment_attempts')
     .select(['subscription_id', 'session_id'])
     .where('subscription_id', 'in', ids)
+    .where('status', '=', 'succeeded')
     .execute();
   for (const r of rows) ours.set(r.subscription_id!, r.session_id);
   const due = items.flatMap((b) => {

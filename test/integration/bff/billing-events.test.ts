@@ -121,3 +121,28 @@ describe('a billing paid on its retry, days after newer ones', () => {
     expect(await paidInstallments(subscriptionId)).toEqual([1, 2]);
   });
 });
+
+describe('a subscription checkout whose first billing failed', () => {
+  it('tells the merchant of no billing of the subscription the shopper never got', async () => {
+    const planId = await createPlan(t.sandbox, { ...monthlyPlan, name: 'Declined first monthly' });
+    const s = await t.createSession({ planId, amount: undefined, maxInstallments: undefined });
+    const pay = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000009995', { method: 'credit' }),
+    );
+    expect(pay.body).toMatchObject({ status: 'failed', error: { code: 'declined' } });
+    const detail = await t.request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant });
+    const { subscriptionId } = (detail.body as { attempts: { subscriptionId: string }[] })
+      .attempts[0]!;
+    expect(subscriptionId).toBeTruthy();
+
+    // The declined attempt keeps its (canceled) subscription's id as evidence; its Denied
+    // billing is no billing of the merchant's: the session may still succeed with another card.
+    await recordBillingEvents(t.bff.ctx);
+    const res = await t.request('GET', '/v1/events?limit=100', { headers: merchant });
+    const about = (res.body as ListPage<EventWithDelivery>).data.filter(
+      (e) => (e.data as { subscriptionId?: string }).subscriptionId === subscriptionId,
+    );
+    expect(about.map((e) => e.type)).toEqual([]);
+  });
+});
