@@ -139,7 +139,9 @@ export async function pay(
   log: Logger,
 ): Promise<StepAnswer> {
   let row = await refreshSession(ctx, sessionRow);
-  if (row.status === 'challenge') row = await abandonPendingChallenge(ctx, row);
+  // A challenge abandoned reopens the session: its own time may have run out meanwhile.
+  if (row.status === 'challenge')
+    row = await refreshSession(ctx, await abandonPendingChallenge(ctx, row));
   const blocked = await notPayable(ctx, row);
   if (blocked) return blocked;
   if (!sessionMethods(row).includes(body.method)) {

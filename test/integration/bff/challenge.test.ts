@@ -378,6 +378,32 @@ describe('3DS challenge', () => {
     expect(launcher.status).toBe(410);
   });
 
+  it('paying again after the session expired behind a waiting challenge is refused', async () => {
+    // The session lives 5 minutes; its challenge, opened at once, 10.
+    const s = await t.createSession({ amount: 7_600, expiresInSeconds: 300 });
+    const first = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000002503', { challengeWindowSize: '02' }),
+    );
+    expect((first.body as PayResult).status).toBe('challenge');
+    t.clock.advance(6 * 60_000);
+    try {
+      // A second tab pays with a frictionless card: abandoning the challenge reopens the
+      // session, whose time has run out meanwhile. No new payment.
+      const again = await t.pay(
+        s.clientSecret,
+        await t.payBody(s.clientSecret, '4000000000002701'),
+      );
+      expect(again.body).toMatchObject({
+        status: 'failed',
+        error: { code: 'session_expired', retryable: false },
+      });
+      expect(await sessionStatus(s.id)).toBe('expired');
+    } finally {
+      t.clock.reset(0);
+    }
+  });
+
   it('a challenge left past 10 minutes times out; the session takes a new payment', async () => {
     const { s, challenge } = await startChallenge();
     t.clock.advance(10 * 60_000 + 1000);
