@@ -365,4 +365,14 @@ export const bffMigrations: Migration[] = [
         .execute();
     },
   },
+  {
+    name: 'bff_0014_challenges_live_expiry',
+    async up(db) {
+      // The maintenance round ends challenges left past their time (a closed tab sends no
+      // cancel): only the live ones are indexed, a few at any time however many were made.
+      await sql`create index challenges_live_expiry on challenges (expires_at) where status in ('pending', 'answered')`.execute(
+        db,
+      );
+    },
+  },
 ];

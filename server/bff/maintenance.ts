@@ -8,7 +8,7 @@ import {
   type ResolveOptions,
   type ResolveReport,
 } from './payments/resolver';
-import { expireDueSessions } from './sessions/service';
+import { endStaleChallenges, expireDueSessions } from './sessions/service';
 import { recordBillingEvents } from './subscriptions/billing-events';
 import { webhookReceiverOf } from './webhooks/receiver';
 
@@ -86,6 +86,9 @@ async function maintenanceWork(
   });
   await pruneIdempotencyKeys(ctx.db, ctx.clock.now()).catch((err: unknown) => {
     ctx.logger.warn({ err: { message: (err as Error).message } }, 'idempotency prune failed');
+  });
+  await endStaleChallenges(ctx).catch((err: unknown) => {
+    ctx.logger.warn({ err: { message: (err as Error).message } }, 'challenge timeouts failed');
   });
   await expireDueSessions(ctx).catch((err: unknown) => {
     ctx.logger.warn({ err: { message: (err as Error).message } }, 'session expiry failed');

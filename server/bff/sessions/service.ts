@@ -22,6 +22,7 @@ import {
   insertSession,
   openSessionsDueQ,
   sessionMethods,
+  staleChallengesQ,
   transitionChallenge,
   findAttempt,
   updateAttemptInFlight,
@@ -248,6 +249,24 @@ export async function expireDueSessions(ctx: BffContext, limit = 500): Promise<n
       failure_code: 'session_expired',
     });
     if (moved) n++;
+  }
+  return n;
+}
+
+/**
+ * Ends the challenges left past their time (a shopper who closed the tab sends no cancel, and
+ * a challenge otherwise ends only when its session is read), with their attempts and
+ * sessions: the session takes payments again or fails, or expires if its own time ran out,
+ * and its events go out. At most `limit` (the maintenance round).
+ */
+export async function endStaleChallenges(ctx: BffContext, limit = 200): Promise<number> {
+  const now = ctx.clock.now();
+  const rows = await rowsOf(ctx.db, staleChallengesQ(ctx.db, { now: now.toISOString(), limit }));
+  let n = 0;
+  for (const id of new Set(rows.map((r) => r.session_id))) {
+    const row = await findSession(ctx.db, id);
+    if (row?.status !== 'challenge') continue;
+    if ((await refreshSession(ctx, row)).status !== 'challenge') n++;
   }
   return n;
 }

@@ -73,6 +73,21 @@ export const openSessionsDueQ = precompiled((db: BffKysely, p: { now: string; li
     .limit(p.limit),
 );
 
+/**
+ * The sessions of challenges left unanswered or uncompleted past their time, oldest first, at
+ * most `limit` (the maintenance round). Literal statuses: `challenges_live_expiry` holds
+ * only these, and a bound parameter would keep PostgreSQL from matching its predicate.
+ */
+export const staleChallengesQ = precompiled((db: BffKysely, p: { now: string; limit: number }) =>
+  db
+    .selectFrom('challenges')
+    .select('session_id')
+    .where('status', 'in', [sql.lit('pending'), sql.lit('answered')])
+    .where('expires_at', '<=', p.now)
+    .orderBy('expires_at')
+    .limit(p.limit),
+);
+
 // ---------------------------------------------------------------- attempts
 
 const ATTEMPT_COLUMNS = {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResult } from '../../../server/bff/checkout-api';
+import { maintenanceRound } from '../../../server/bff/maintenance';
 import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
+import { endStaleChallenges } from '../../../server/bff/sessions/service';
 import {
   MERCHANT_ORIGIN,
   MERCHANT_SECRET,
@@ -399,6 +401,46 @@ describe('3DS challenge', () => {
         error: { code: 'session_expired', retryable: false },
       });
       expect(await sessionStatus(s.id)).toBe('expired');
+    } finally {
+      t.clock.reset(0);
+    }
+  });
+
+  it('a challenge left by a closed tab is ended by the maintenance round, unread', async () => {
+    const s = await t.createSession({ amount: 7_700, expiresInSeconds: 300 });
+    const first = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000002503', { challengeWindowSize: '02' }),
+    );
+    expect((first.body as PayResult).status).toBe('challenge');
+    // Nobody reads the session again (a read would end the challenge itself).
+    const stored = () =>
+      t.bff.ctx.db
+        .selectFrom('checkout_sessions')
+        .select('status')
+        .where('id', '=', s.id)
+        .executeTakeFirstOrThrow();
+    const events = async () =>
+      (
+        await t.bff.ctx.db
+          .selectFrom('bff_events' as never)
+          .select('type' as never)
+          .where('session_id' as never, '=', s.id as never)
+          .execute()
+      ).map((e) => (e as { type: string }).type);
+    t.clock.advance(11 * 60_000);
+    try {
+      const round = await maintenanceRound(t.bff.ctx, {
+        accountNumber: '1001',
+        intervalMs: 60_000,
+        instance: 'bff_challenge_test',
+      });
+      expect(round.led).toBe(true);
+      // The challenge timed out (an attempt used) and the session, past its own 5 minutes,
+      // expired: the merchant is told without anyone looking.
+      expect(await stored()).toEqual({ status: 'expired' });
+      expect(await events()).toEqual(['checkout_session.expired']);
+      expect(await endStaleChallenges(t.bff.ctx)).toBe(0);
     } finally {
       t.clock.reset(0);
     }

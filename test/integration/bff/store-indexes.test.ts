@@ -18,6 +18,7 @@ import {
   openSessionsDueQ,
   unknownAttemptsQuery,
   insertChallenge,
+  staleChallengesQ,
 } from '../../../server/bff/sessions/store';
 import {
   attemptRow,
@@ -318,6 +319,13 @@ describe('challenge indexes', () => {
       .where('status', 'in', ['pending', 'answered'])
       .compile();
     expect(await planOf(db, live.sql, [...live.parameters])).toContain('challenges_session');
+    // The maintenance round's challenges left past their time: from the live ones only.
+    const stale = staleChallengesQ(db, { now: '2026-12-01T00:00:00.000Z', limit: 200 });
+    for (const generic of [false, true]) {
+      expect(await planOf(db, stale.sql, [...stale.parameters], { generic })).toContain(
+        'challenges_live_expiry',
+      );
+    }
   });
 });
 
