@@ -41,6 +41,41 @@ test.describe('the shopper is told the truth (issue 9 §4)', () => {
     });
   }
 
+  test('a pay that reaches the BFF late is sent again under its key: one payment, no retry offered', async ({
+    checkout,
+    order,
+    merchant,
+    page,
+  }) => {
+    const sessionId = await checkout.sessionId();
+    const keys: string[] = [];
+    let late: Promise<unknown> | null = null;
+    await page.route('**/checkout/api/pay', async (route) => {
+      const request = route.request();
+      const headers = await request.allHeaders();
+      keys.push(headers['idempotency-key'] ?? '');
+      if (late) return route.continue();
+      // The frame loses the connection at once; the request itself reaches the BFF seconds
+      // later (a slow uplink, a proxy's retry): meanwhile the session still reads open.
+      const body = request.postData() ?? '';
+      late = new Promise((r) => setTimeout(r, 3_000)).then(() =>
+        page.request.post(request.url(), { headers, data: body }),
+      );
+      await route.abort('connectionreset');
+    });
+    await checkout.payWith({ number: CARDS.frictionless }, 'debit');
+    const succeeded = await checkout.waitForEvent('checkout-succeeded');
+    expect(succeeded.paymentId).toBeTruthy();
+    await late;
+    await order.expectPaid();
+    // Never "try again" while the first request could still charge; the same key each time.
+    expect(await checkout.events('checkout-failed')).toEqual([]);
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(keys)).toEqual(new Set([keys[0]]));
+    const session = await merchant.session(sessionId);
+    expect(session.attempts.map((a) => a.status)).toEqual(['succeeded']);
+  });
+
   test('a challenge whose complete answer is dropped ends in checkout-succeeded', async ({
     checkout,
     order,

@@ -64,6 +64,15 @@ export interface FirstReads {
   publicKey: Promise<ApiResult<{ key: string }>>;
 }
 
+/** A pay sent: its body and Idempotency-Key, and how many times it was sent again. */
+interface SentPay {
+  body: PayBody;
+  key: string;
+  again: number;
+}
+
+/** Times a pay whose answer was lost is sent again while the session still reads open. */
+const MAX_RESENDS = 3;
 /** How long the form waits for the session before it draws the fields without it. */
 const DRAW_FIELDS_AFTER_MS = 50;
 /** The expiry notice shows this long before the session ends. */
@@ -93,6 +102,11 @@ export class PaymentController implements ReactiveController {
   #run = 0;
   #timers: ReturnType<typeof setTimeout>[] = [];
   #backFromBank = false;
+  /**
+   * The pay whose answer was lost, kept to send again under its Idempotency-Key (`#resend`),
+   * and how many times it was.
+   */
+  #sent: SentPay | null = null;
 
   constructor(private readonly host: PaymentHost) {
     host.addController(this);
@@ -148,8 +162,8 @@ export class PaymentController implements ReactiveController {
         ...(brand ? { brand } : {}),
         ...(document ? { document } : {}),
       };
-      const res = await this.#api.pay(body, crypto.randomUUID());
-      this.#step(res);
+      this.#sent = { body, key: crypto.randomUUID(), again: 0 };
+      this.#step(await this.#api.pay(body, this.#sent.key));
     } catch {
       // The key or the encryption failed: nothing reached the BFF.
       this.#fail('try_again_later', true, this.session.attemptsLeft);
@@ -236,7 +250,13 @@ export class PaymentController implements ReactiveController {
         this.#announce(this.host.m.challengePending, 'info');
         return;
       case 'open':
-        // After a lost answer, an open session means the payment certainly did not happen.
+        // After a lost answer an open session does not prove the pay never ran: it may be on
+        // its way, or not have claimed the session yet. The same pay under the same key is
+        // answered as the BFF stands: replayed if it ended, 409 while it runs, run once if it
+        // never arrived. Only an answer the BFF stands behind says "try again".
+        if (from === 'confirm' && this.#sent && this.#sent.again < MAX_RESENDS) {
+          return void this.#resend(this.#sent);
+        }
         if (from === 'confirm') return this.#fail('try_again_later', true, session.attemptsLeft);
         if (from === 'load') this.#toForm();
         this.#scheduleExpiry(session.expiresAt);
@@ -340,8 +360,19 @@ export class PaymentController implements ReactiveController {
     }
   }
 
+  /** The lost pay again, same body and key (see `#apply`). */
+  async #resend(sent: SentPay): Promise<void> {
+    const api = this.#api;
+    if (!api) return;
+    sent.again++;
+    this.#set('paying');
+    this.#step(await api.pay(sent.body, sent.key));
+  }
+
   #step(res: ApiResult<PayResult>): void {
     const verdict = stepVerdict(res);
+    // An answer the BFF stands behind ends the pay: nothing is sent again after it.
+    if (verdict.kind !== 'confirm') this.#sent = null;
     switch (verdict.kind) {
       case 'result':
         return this.#result(verdict.result);
