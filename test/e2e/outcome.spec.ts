@@ -76,6 +76,28 @@ test.describe('the shopper is told the truth (issue 9 §4)', () => {
     expect(session.attempts.map((a) => a.status)).toEqual(['succeeded']);
   });
 
+  test('a frame rebuilt after the payment does not tell the page of it twice', async ({
+    checkout,
+    page,
+  }) => {
+    // This page stays on the checkout after the payment (the demo would open the order page):
+    // the event is recorded, then kept from the demo's own listener.
+    await page.evaluate(() =>
+      document.addEventListener('checkout-succeeded', (e) => e.stopImmediatePropagation(), true),
+    );
+    await checkout.payWith({ number: CARDS.frictionless }, 'debit');
+    await checkout.waitForEvent('checkout-succeeded');
+    const readies = (await checkout.events('checkout-ready')).length;
+    // The page changes an attribute the frame is built from: a new frame reads the paid
+    // session and says so; the page has heard it already.
+    await checkout.host.evaluate((el) => el.setAttribute('submit-label', 'Pagar agora'));
+    await expect
+      .poll(async () => (await checkout.events('checkout-ready')).length)
+      .toBeGreaterThan(readies);
+    await expect(checkout.frame.getByText('Pagamento aprovado').first()).toBeVisible();
+    expect(await checkout.events('checkout-succeeded')).toHaveLength(1);
+  });
+
   test('a challenge whose complete answer is dropped ends in checkout-succeeded', async ({
     checkout,
     order,

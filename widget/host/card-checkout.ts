@@ -222,6 +222,8 @@ export class CardCheckout extends HTMLElement {
   // ---------------------------------------------------------------- internals
 
   #loadQueued = false;
+  /** The ends of sessions told to the page (`#toldBefore`). */
+  #told = new Set<string>();
 
   /** One (re)load for a burst of attribute changes (an upgrade reports each attribute). */
   #scheduleLoad(): void {
@@ -350,15 +352,29 @@ export class CardCheckout extends HTMLElement {
         this.#openChallenge(message.challengeId, message.challengeUrl, message.windowSize);
         break;
       case 'succeeded':
+        if (this.#toldBefore('succeeded')) break;
         this.dispatchEvent(new CheckoutSucceededEvent(message.payment, message.method));
         break;
       case 'failed':
         this.#expired = message.code === 'session_expired';
+        if (!message.retryable && this.#toldBefore(`failed:${message.code}`)) break;
         this.dispatchEvent(
           new CheckoutFailedEvent(message.code, message.message, message.retryable),
         );
         break;
     }
+  }
+
+  /**
+   * Whether the page was told this end of this session already. A frame rebuilt (an attribute
+   * changed, the element moved) reads an ended session and says how it ended; the page hears
+   * each end once per session.
+   */
+  #toldBefore(end: string): boolean {
+    const key = `${sessionIdFromSecret(this.session) ?? ''}\n${end}`;
+    if (this.#told.has(key)) return true;
+    this.#told.add(key);
+    return false;
   }
 
   #openChallenge(challengeId: string, challengeUrl: string, size: ChallengeWindowSize): void {
