@@ -148,6 +148,29 @@ test.describe('the 3-D Secure dialog', () => {
     expect(session.attemptsLeft).toBe(3);
   });
 
+  test('a cancel whose answer is lost still tells the page and the shopper it was canceled', async ({
+    checkout,
+    page,
+  }) => {
+    await page.route('**/checkout/api/challenge/cancel', async (route) => {
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.acsFrame();
+    const readies = (await checkout.events('checkout-ready')).length;
+    await checkout.challenge.close();
+    await checkout.challenge.expectClosed();
+    const failed = await checkout.waitForEvent('checkout-failed');
+    expect(failed).toMatchObject({ code: 'challenge_canceled', retryable: true });
+    await expect(checkout.alert).toHaveText(
+      'A confirmação com o banco foi cancelada. Tente de novo. Restam 3 tentativas.',
+    );
+    // The form is back as after any failure: the frame did not start over.
+    expect(await checkout.events('checkout-ready')).toHaveLength(readies);
+  });
+
   test('the bank notice goes when the bank says no, too', async ({ checkout }) => {
     await checkout.payWith({ number: CARDS.challengeFails }, 'debit');
     await checkout.challenge.expectOpen();

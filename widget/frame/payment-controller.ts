@@ -188,11 +188,27 @@ export class PaymentController implements ReactiveController {
       const res = await api.cancelChallenge({ challengeId, reason });
       const result = asPayResult(res.ok ? res.data : res.body);
       if (result && result.status !== 'pending') this.#result(result);
-      // Not heard: read the session again; a challenge still waiting shows as one to continue.
-      else await this.#load();
+      else await this.#afterLostCancel();
     } finally {
       this.#busy = false;
     }
+  }
+
+  /**
+   * A cancel not heard: the session says whether it happened. Open, it did (a canceled
+   * challenge uses no attempt): the shopper and the page are told, as with an answer. A
+   * challenge still waiting is one to continue; anything else as at load.
+   */
+  async #afterLostCancel(): Promise<void> {
+    const api = this.#api;
+    if (!api) return;
+    const res = await api.session();
+    if (!res.ok) return this.#load();
+    if (sessionVerdict(res.data).kind !== 'open') return this.#apply(res.data, 'load');
+    this.session = res.data;
+    this.host.adopt(res.data);
+    this.#fail('challenge_canceled', true, res.data.attemptsLeft);
+    this.#scheduleExpiry(res.data.expiresAt);
   }
 
   // ---------------------------------------------------------------- reading the session
