@@ -5,9 +5,8 @@
  * error, a timeout, a 5xx, a 409) the flow reads the session until the outcome is known
  * (issue 9 §4): a payment is called failed only when it certainly did not happen.
  */
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ReactiveController } from 'lit';
 import type {
-  ChallengeWindowSize,
   FailureCode,
   PayBody,
   PayResult,
@@ -20,56 +19,16 @@ import { formatBRL } from '../card/money';
 import { digitsOnly } from '../card/number';
 import { encryptCard, importCardKey } from '../crypto/encrypt-card';
 import { collectDeviceInfo } from '../device/device-info';
-import type { Messages } from '../i18n/messages';
 import { fmt, plural } from '../i18n/messages';
-import type { Locale } from '../protocol/constants';
 import type { FrameToHostMessage } from '../protocol/messages';
 import type { ApiResult, CheckoutApi } from './api';
+import type { FirstReads, PaymentHost, SentPay, Status } from './payment-host';
 import { asPayResult } from './api';
-import type { FormValues } from './form-model';
 import { cardSecrets } from './form-model';
 import type { Settled } from './outcome';
 import { confirmDelay, sessionVerdict, stepVerdict } from './outcome';
 
-/** Drives `render()`. `confirming`: the outcome is not known yet (no retry offered). */
-export type Status =
-  | 'connecting'
-  | 'loading'
-  | 'unavailable'
-  | 'form'
-  | 'paying'
-  | 'challenge'
-  | 'confirming'
-  | 'succeeded'
-  | 'ended';
-
-/** What the flow needs from its element. */
-export interface PaymentHost extends ReactiveControllerHost {
-  readonly values: FormValues;
-  readonly m: Messages;
-  readonly uiLocale: Locale;
-  readonly challengeWindowSize: ChallengeWindowSize;
-  send(message: FrameToHostMessage): void;
-  /** A session was read: keep the form's choices within what it offers. */
-  adopt(session: PublicSession): void;
-  /** The payment is done: card data leaves memory. */
-  clearCard(): void;
-  /** Back from the bank's dialog: focus where the shopper goes on. */
-  focusForm(): void;
-}
-
-/** Reads started before the controller existed (boot.ts). */
-export interface FirstReads {
-  session: Promise<ApiResult<PublicSession>>;
-  publicKey: Promise<ApiResult<{ key: string }>>;
-}
-
-/** A pay sent: its body and Idempotency-Key, and how many times it was sent again. */
-interface SentPay {
-  body: PayBody;
-  key: string;
-  again: number;
-}
+export type { FirstReads, PaymentHost, Status } from './payment-host';
 
 /** Times a pay whose answer was lost is sent again while the session still reads open. */
 const MAX_RESENDS = 3;

@@ -1,0 +1,51 @@
+/**
+ * What the payment flow (`PaymentController`) shows and needs from its element, and what it
+ * keeps of a pay it sent.
+ */
+import type { ReactiveControllerHost } from 'lit';
+import type { ChallengeWindowSize, PayBody, PublicSession } from '../../contract/checkout';
+import type { Messages } from '../i18n/messages';
+import type { Locale } from '../protocol/constants';
+import type { FrameToHostMessage } from '../protocol/messages';
+import type { ApiResult } from './api';
+import type { FormValues } from './form-model';
+
+/** Drives `render()`. `confirming`: the outcome is not known yet (no retry offered). */
+export type Status =
+  | 'connecting'
+  | 'loading'
+  | 'unavailable'
+  | 'form'
+  | 'paying'
+  | 'challenge'
+  | 'confirming'
+  | 'succeeded'
+  | 'ended';
+
+/** What the flow needs from its element. */
+export interface PaymentHost extends ReactiveControllerHost {
+  readonly values: FormValues;
+  readonly m: Messages;
+  readonly uiLocale: Locale;
+  readonly challengeWindowSize: ChallengeWindowSize;
+  send(message: FrameToHostMessage): void;
+  /** A session was read: keep the form's choices within what it offers. */
+  adopt(session: PublicSession): void;
+  /** The payment is done: card data leaves memory. */
+  clearCard(): void;
+  /** Back from the bank's dialog: focus where the shopper goes on. */
+  focusForm(): void;
+}
+
+/** Reads started before the controller existed (boot.ts). */
+export interface FirstReads {
+  session: Promise<ApiResult<PublicSession>>;
+  publicKey: Promise<ApiResult<{ key: string }>>;
+}
+
+/** A pay sent: its body and Idempotency-Key, and how many times it was sent again. */
+export interface SentPay {
+  body: PayBody;
+  key: string;
+  again: number;
+}
