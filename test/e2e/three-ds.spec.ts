@@ -212,6 +212,32 @@ test.describe('the 3-D Secure dialog', () => {
     expect(session.attempts.map((a) => a.status)).toEqual(['succeeded']);
   });
 
+  test('a frame rebuilt during a challenge closes the stale dialog and goes on from the bank step', async ({
+    checkout,
+    order,
+    merchant,
+  }) => {
+    const sessionId = await checkout.sessionId();
+    await checkout.payWith({ number: CARDS.challenge }, 'debit');
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.acsFrame();
+    // The page changes an attribute the frame is built from: a new frame, the old one gone.
+    await checkout.host.evaluate((el) => el.setAttribute('submit-label', 'Pagar agora'));
+    // The dialog of the old frame's challenge closes with it (nobody would hear its answer).
+    await checkout.challenge.expectClosed();
+    await expect(checkout.alert).toHaveText(
+      'Falta confirmar o pagamento com o seu banco. Confira os dados do cartão e continue.',
+    );
+    await checkout.fillCard({ number: CARDS.challenge });
+    await checkout.pay.click();
+    await checkout.challenge.expectOpen();
+    await checkout.challenge.submitOtp(OTP);
+    await checkout.waitForEvent('checkout-succeeded');
+    await order.expectPaid();
+    const session = await merchant.session(sessionId);
+    expect(session.attempts.map((a) => a.status)).toEqual(['succeeded']);
+  });
+
   test('a reload after the bank answered, before the frame completed, finishes the payment', async ({
     checkout,
     order,

@@ -100,8 +100,7 @@ export class PaymentController implements ReactiveController {
   async submit(): Promise<void> {
     if (this.#busy || this.status !== 'form' || !this.#api || !this.session) return;
     this.#send({ type: 'submit' });
-    const waiting = this.resume;
-    if (waiting) return this.#openChallenge(waiting);
+    if (this.resume) return this.#continueBankStep();
     this.#busy = true;
     this.#set('paying');
     const values = this.host.values;
@@ -129,6 +128,26 @@ export class PaymentController implements ReactiveController {
     } finally {
       this.#busy = false;
     }
+  }
+
+  /**
+   * The bank step left waiting (found at load), continued: the session is read again first, as
+   * the bank may have answered since (then only the validate call is left) or the step ended.
+   */
+  async #continueBankStep(): Promise<void> {
+    const api = this.#api;
+    if (!api) return;
+    this.#busy = true;
+    this.#set('paying');
+    let res: ApiResult<PublicSession>;
+    try {
+      res = await api.session();
+    } finally {
+      // Free before the step it leads to (the validate call guards on it too).
+      this.#busy = false;
+    }
+    if (res.ok) this.#apply(res.data, 'confirm');
+    else void this.#confirm();
   }
 
   onChallengeAnswered(challengeId: string): void {

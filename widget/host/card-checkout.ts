@@ -240,6 +240,9 @@ export class CardCheckout extends HTMLElement {
     this.#title.textContent = text.challenge;
     this.#closeButton.setAttribute('aria-label', text.close);
     this.#disconnectPort();
+    // A challenge of the frame being replaced: its answer would reach no one. The dialog goes
+    // (the frame is no longer told); the new frame finds the bank step in the session.
+    this.#closeChallenge('closed');
     this.#ready = false;
     this.#expired = false;
     this.#bffOrigin = null;
