@@ -125,10 +125,19 @@ export interface AnswerKeeper {
  */
 export async function runIdempotent(
   db: BffKysely,
-  scope: { sessionId: string; scope: string; key: string; body: unknown; at: Date },
+  scope: {
+    sessionId: string;
+    scope: string;
+    key: string;
+    body: unknown;
+    at: Date;
+    /** The answer's body as stored (default: as answered), e.g. without a secret in it. */
+    storedAs?: (body: unknown) => unknown;
+  },
   work: (keeper: AnswerKeeper) => Promise<StoredAnswer>,
   retried = false,
 ): Promise<IdempotentOutcome> {
+  const stored = (body: unknown) => JSON.stringify(scope.storedAs ? scope.storedAs(body) : body);
   const requestHash = sha256Hex(canonicalJson(scope.body));
   const where = { session_id: scope.sessionId, scope: scope.scope, key: scope.key };
   const claim = claimQ(db, {
@@ -190,7 +199,7 @@ export async function runIdempotent(
   const keeper: AnswerKeeper = {
     async keep(tx, a) {
       await tx.executeQuery(
-        doneQ(tx, { ...where, response_status: a.status, response_body: JSON.stringify(a.body) }),
+        doneQ(tx, { ...where, response_status: a.status, response_body: stored(a.body) }),
       );
       kept = a;
     },
@@ -215,7 +224,7 @@ export async function runIdempotent(
     doneQ(db, {
       ...where,
       response_status: answer.status,
-      response_body: JSON.stringify(answer.body),
+      response_body: stored(answer.body),
     }),
   );
   return { kind: 'fresh', answer };

@@ -32,7 +32,11 @@ import {
   type ChallengeProblem,
   type Locale,
 } from '../pages/html';
-import { challengeSecretMatches } from '../payments/challenge-secret';
+import {
+  challengeLauncherUrl,
+  challengeSecret,
+  challengeSecretMatches,
+} from '../payments/challenge-secret';
 import {
   acceptChallengeReturn,
   cancelChallenge,
@@ -147,12 +151,43 @@ async function idempotent(
   }
   const out = await runIdempotent(
     ctx.db,
-    { sessionId: c.get('session').id, scope, key, body, at: ctx.clock.now() },
+    {
+      sessionId: c.get('session').id,
+      scope,
+      key,
+      body,
+      at: ctx.clock.now(),
+      storedAs: withoutChallengeSecret,
+    },
     async (keeper) => toStored(await work(keeper)),
   );
   if (out.kind === 'conflict') return c.json(out.items, out.status);
-  if (out.kind === 'replay') c.header('Idempotent-Replayed', 'true');
+  if (out.kind === 'replay') {
+    c.header('Idempotent-Replayed', 'true');
+    return c.json(withChallengeSecret(ctx, out.answer.body), out.answer.status as 200);
+  }
   return c.json(out.answer.body, out.answer.status as 200);
+}
+
+/**
+ * A challenge answer as kept under its key: the launcher URL without its fragment, the
+ * per-challenge secret (which the BFF stores only hashed; challenge-secret.ts).
+ */
+function withoutChallengeSecret(body: unknown): unknown {
+  const b = body as { status?: unknown; challengeUrl?: unknown } | null;
+  if (b?.status !== 'challenge' || typeof b.challengeUrl !== 'string') return body;
+  return { ...b, challengeUrl: b.challengeUrl.split('#')[0] };
+}
+
+/** A kept challenge answer replayed: its secret derived again from the challenge id. */
+function withChallengeSecret(ctx: BffContext, body: unknown): unknown {
+  const b = body as { status?: unknown; challengeId?: unknown } | null;
+  if (b?.status !== 'challenge' || typeof b.challengeId !== 'string') return body;
+  const secret = challengeSecret(ctx.config.merchantSecret, b.challengeId).value;
+  return {
+    ...b,
+    challengeUrl: challengeLauncherUrl(ctx.config.publicUrl, b.challengeId, secret),
+  };
 }
 
 /** `/checkout/api/*`: what the frame calls, with the client secret. */

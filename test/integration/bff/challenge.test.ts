@@ -256,6 +256,33 @@ describe('3DS challenge', () => {
     expect(t.logs.join('\n')).not.toContain(secret);
   });
 
+  it('the kept answer of a challenged pay holds no secret; its replay gets it again', async () => {
+    const s = await t.createSession({ amount: 7_800 });
+    const body = await t.payBody(s.clientSecret, '4000000000002503', { challengeWindowSize: '02' });
+    const send = () =>
+      t.frame(s.clientSecret, 'POST', '/checkout/api/pay', {
+        body,
+        headers: { 'idempotency-key': 'idem-challenge-kept-1' },
+      });
+    const first = await send();
+    const challenge = first.body as Challenge;
+    expect(challenge.status).toBe('challenge');
+    const secret = new URL(challenge.challengeUrl).hash.slice(1);
+    expect(secret).toMatch(/^[0-9a-f]{40}$/);
+    const kept = await t.bff.ctx.db
+      .selectFrom('idempotency_keys')
+      .select('response_body')
+      .where('session_id', '=', s.id)
+      .execute();
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.response_body).toContain(challenge.challengeId);
+    expect(kept[0]!.response_body).not.toContain(secret);
+    // The same request again (a lost answer): the same challenge, the secret with it.
+    const again = await send();
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
   it('cancel: challenge_canceled, retryable, the session open again, no attempt used', async () => {
     const { s, challenge } = await startChallenge();
     const res = await t.frame(s.clientSecret, 'POST', '/checkout/api/challenge/cancel', {
