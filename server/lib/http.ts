@@ -68,11 +68,36 @@ export function parseQuery<S extends z.ZodType>(c: Context, schema: S): ParseRes
   return validate(c, schema, c.req.query());
 }
 
+/**
+ * The dotted path of the first string (value or key) in `value` holding a NUL character, `''`
+ * for the value itself, or null when there is none. PostgreSQL refuses NUL in text: input
+ * carrying one is refused at the door, naming the field, rather than failing in a query.
+ */
+export function nulFieldOf(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [k, v] of Object.entries(value)) {
+    const at = path ? `${path}.${k}` : k;
+    if (k.includes('\0')) return at;
+    const found = nulFieldOf(v, at);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** The 400 for a NUL character in `field` (see `nulFieldOf`). */
+export function nulRefused(c: Context, field: string): Response {
+  const tag = field || 'body';
+  return errorResponse(c, 400, tag, `${tag}: must not contain a NUL character`);
+}
+
 export function validate<S extends z.ZodType>(
   c: Context,
   schema: S,
   raw: unknown,
 ): ParseResult<z.infer<S>> {
+  const nul = nulFieldOf(raw);
+  if (nul !== null) return { ok: false, response: nulRefused(c, nul) };
   const parsed = schema.safeParse(raw);
   if (!parsed.success) return { ok: false, response: c.json(zodErrorItems(parsed.error), 400) };
   return { ok: true, data: parsed.data };

@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { isPostgres } from '../../lib/db';
-import { errorResponse } from '../../lib/http';
+import { errorResponse, nulFieldOf, nulRefused } from '../../lib/http';
 import { constantTimeEqual } from '../../lib/secrets';
 import type { BffContext, BffEnv } from '../context';
 import { processNotification } from './confirm';
@@ -107,6 +107,11 @@ export class WebhookReceiver {
       raw = JSON.parse(await c.req.text());
     } catch {
       return errorResponse(c, 400, 'body', 'body: not valid JSON');
+    }
+    const nul = nulFieldOf(raw);
+    if (nul !== null) {
+      log.warn({ event: 'webhook.invalid', tag: nul || 'body' }, 'webhook refused: NUL character');
+      return nulRefused(c, nul);
     }
     const parsed = NotificationSchema.safeParse(raw);
     if (!parsed.success) {

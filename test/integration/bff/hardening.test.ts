@@ -48,6 +48,56 @@ describe('no 500 from malformed input', () => {
     });
     expect(noBoundary.status).toBe(400);
   });
+
+  it('answers 400 naming the field to a NUL character anywhere (PostgreSQL refuses it)', async () => {
+    const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
+    for (const path of [
+      '/checkout/frame?session=%00',
+      '/checkout/challenge/%00',
+      '/v1/checkout-sessions/cs_%00',
+      '/v1/events?type=%00',
+    ]) {
+      const res = await t.request('GET', path, { headers: merchant });
+      expect(res.status, path).toBe(400);
+      expect(JSON.stringify(res.body), path).toContain('url: must not contain a NUL character');
+    }
+    const created = await t.request('POST', '/v1/checkout-sessions', {
+      headers: merchant,
+      body: { amount: 1_000, origin: 'https://shop.example', metadata: { note: 'a\u0000b' } },
+    });
+    expect(created.status).toBe(400);
+    expect(JSON.stringify(created.body)).toContain(
+      'metadata.note: must not contain a NUL character',
+    );
+    const s = await t.createSession();
+    const pay = await t.frame(s.clientSecret, 'POST', '/checkout/api/pay', {
+      body: {
+        ...(await t.payBody(s.clientSecret, '4000000000002503')),
+        cardholderName: 'MA\u0000RIA',
+      },
+      headers: { 'idempotency-key': 'idem-nul-000001' },
+    });
+    expect(pay.status).toBe(400);
+    expect(JSON.stringify(pay.body)).toContain('cardholderName: must not contain a NUL character');
+    expect((await t.frame(s.clientSecret, 'GET', '/checkout/api/session')).body).toMatchObject({
+      status: 'open',
+    });
+    const notice = await t.request('POST', '/webhooks/gateway', {
+      headers: { authorization: `Basic ${Buffer.from('gateway:gateway').toString('base64')}` },
+      body: {
+        movementId: 990_123,
+        nsu: 'a\u0000',
+        codAuth: 'X1',
+        installmentNumber: 1,
+        moment: '2026-05-01T10:00:00.000-03:00',
+        type: 'TransactionStatus',
+        oldValue: '',
+        newValue: 'Authorized',
+      },
+    });
+    expect(notice.status).toBe(400);
+    expect(JSON.stringify(notice.body)).toContain('nsu: must not contain a NUL character');
+  });
 });
 
 describe('webhook receiver body limit', () => {
