@@ -202,6 +202,17 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
     clientAddress: ctx.clientAddress,
     what: 'payment attempts',
   });
+  // The bank steps write too (an idempotency row each, kept a day): limited like pay, with
+  // room for the steps of each attempt (complete, cancel, and their retries).
+  const stepLimit = rateLimit({
+    limits: ctx.rateLimits,
+    scope: 'challenge-step',
+    limit: 3 * ctx.config.payRateLimitPerMinute,
+    windowMs: MS.minute,
+    clock: ctx.clock,
+    clientAddress: ctx.clientAddress,
+    what: 'bank steps',
+  });
   return new Hono<BffEnv>()
     .use('*', sameOriginOnly(ctx))
     .use('*', requireClientSecret(ctx))
@@ -242,14 +253,14 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
         return pay(payCtx, c.get('session'), body.data, facts, c.get('log'));
       });
     })
-    .post('/challenge/complete', async (c) => {
+    .post('/challenge/complete', stepLimit, async (c) => {
       const body = await parseJsonBody(c, ChallengeCompleteBodySchema);
       if (!body.ok) return body.response;
       return idempotent(ctx, c, 'complete', false, body.data, () =>
         completeChallenge(ctx, c.get('session'), body.data, c.get('log')),
       );
     })
-    .post('/challenge/cancel', async (c) => {
+    .post('/challenge/cancel', stepLimit, async (c) => {
       const body = await parseJsonBody(c, ChallengeCancelBodySchema);
       if (!body.ok) return body.response;
       const answer = await cancelChallenge(ctx, c.get('session'), body.data);

@@ -148,6 +148,34 @@ describe('session creation rate limit', () => {
   });
 });
 
+describe('bank step rate limit', () => {
+  it('limits challenge complete and cancel per address, as pay is', async () => {
+    // Pay 2 a minute: the bank steps 6 (three times pay's, for an attempt's steps).
+    const limited = await startBff({ config: { payRateLimitPerMinute: 2 }, sandbox: t.sandbox });
+    try {
+      const s = await limited.createSession();
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const res = await limited.frame(
+          s.clientSecret,
+          'POST',
+          `/checkout/api/challenge/${i % 2 ? 'cancel' : 'complete'}`,
+          {
+            body: { challengeId: 'ch_none', encryptedCard: 'x', reason: 'closed' },
+            headers: { 'idempotency-key': `idem-step-${i}-0000` },
+          },
+        );
+        statuses.push(res.status);
+      }
+      // Each one a kept row otherwise: a client secret could fill the store.
+      expect(statuses.filter((st) => st === 429)).toHaveLength(2);
+      expect(statuses.slice(0, 6).every((st) => st !== 429)).toBe(true);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('client address behind a proxy', () => {
   it('takes the client from the right: a forged left X-Forwarded-For entry does not bypass', async () => {
     // One trusted hop (the proxy on loopback): the client is the last X-Forwarded-For entry.
