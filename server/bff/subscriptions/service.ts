@@ -219,7 +219,7 @@ export async function cancelSubscription(
 ): Promise<{ status: number; body: unknown }> {
   const attempt = await ctx.db
     .selectFrom('payment_attempts')
-    .select(['id', 'session_id'])
+    .select(['id', 'session_id', 'status'])
     .where('subscription_id', '=', id)
     .executeTakeFirst();
   if (!attempt) {
@@ -275,6 +275,14 @@ export async function cancelSubscription(
     },
     canceledAt: ctx.clock.now().toISOString(),
   };
-  if (await recordSubscriptionCanceled(ctx, data, attempt.session_id)) eventDeliveryOf(ctx)?.kick();
+  // Told only of a subscription the merchant was told of (`subscription.created`): one a
+  // declined first billing left (canceled by the checkout, the session maybe paid since with
+  // another card) has no event of its own to end.
+  if (
+    attempt.status === 'succeeded' &&
+    (await recordSubscriptionCanceled(ctx, data, attempt.session_id))
+  ) {
+    eventDeliveryOf(ctx)?.kick();
+  }
   return { status: 200, body: data };
 }

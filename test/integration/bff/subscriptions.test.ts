@@ -224,6 +224,35 @@ describe('subscription checkout (planId)', () => {
     expect(again.body).toMatchObject({ status: 'succeeded' });
   });
 
+  it('canceling the subscription a declined first billing left tells the merchant nothing', async () => {
+    const created = (await createSession({ planId })).body as { id: string; clientSecret: string };
+    await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000009995', { method: 'credit' }),
+    );
+    const paid = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '5200000000002235', { method: 'credit' }),
+    );
+    expect(paid.body).toMatchObject({ status: 'succeeded' });
+    const detail = await t.request('GET', `/v1/checkout-sessions/${created.id}`, {
+      headers: merchant,
+    });
+    const [declined, live] = (detail.body as { attempts: { subscriptionId: string }[] }).attempts;
+    // The merchant tidies up the subscriptions it lists, the declined one among them.
+    const res = await t.request('POST', `/v1/subscriptions/${declined!.subscriptionId}/cancel`, {
+      headers: merchant,
+    });
+    expect(res.status).toBe(200);
+    const events = await t.request('GET', '/v1/events?type=subscription.canceled&limit=100', {
+      headers: merchant,
+    });
+    const about = (events.body as { data: { data: { id: string; sessionId: string } }[] }).data;
+    // No cancel of a subscription never announced, under the session whose live one goes on.
+    expect(about.filter((e) => e.data.sessionId === created.id)).toEqual([]);
+    expect(live!.subscriptionId).not.toBe(declined!.subscriptionId);
+  });
+
   it('a first billing waiting for a retry (51 with attempts left) reads as insufficient funds', async () => {
     const retrying = await createPlan({
       name: 'Retry monthly',
