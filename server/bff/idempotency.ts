@@ -31,6 +31,9 @@ export function canonicalJson(value: unknown): string {
 
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{8,100}$/;
 
+/** The longest resource id a key is kept for (`idempotency_keys.session_id`). */
+const RESOURCE_ID_MAX = 64;
+
 /** How long a key and its stored answer are kept: a retry after that is a new request. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -261,6 +264,9 @@ export async function idempotentPost(
       400,
     );
   }
+  // No resource has a longer id (the key's column holds 64): its work answers 404 without a
+  // key's row (PostgreSQL would refuse the row: a 500).
+  if (where.resource.length > RESOURCE_ID_MAX) return reply(await work());
   const out = await runIdempotent(
     db,
     { sessionId: where.resource, scope: where.action, key, body: where.body, at: where.at },

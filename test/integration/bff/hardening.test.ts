@@ -148,6 +148,25 @@ describe('session creation rate limit', () => {
   });
 });
 
+describe('ids longer than any the store holds', () => {
+  it('a keyed POST naming one answers 404, not a 500 (PostgreSQL refuses the key row)', async () => {
+    const long = `cs_${'a'.repeat(70)}`;
+    for (const path of [
+      `/v1/checkout-sessions/${long}/expire`,
+      `/v1/subscriptions/${long}/cancel`,
+      `/v1/events/${long}/redeliver`,
+    ]) {
+      const res = await t.request('POST', path, {
+        headers: {
+          authorization: `Bearer ${MERCHANT_SECRET}`,
+          'idempotency-key': 'idem-long-id-0001',
+        },
+      });
+      expect(res.status, path).toBe(404);
+    }
+  });
+});
+
 describe('bank step rate limit', () => {
   it('limits challenge complete and cancel per address, as pay is', async () => {
     // Pay 2 a minute: the bank steps 6 (three times pay's, for an attempt's steps).
