@@ -111,6 +111,8 @@ export function eventRoutes(ctx: BffContext): Hono<BffEnv> {
               next_attempt_at: now.toISOString(),
               series_started_at: now.toISOString(),
               claimed_until: null,
+              // A new series: the old one's delivery no longer says this one arrived.
+              delivered_at: null,
             })
             .where('id', '=', id)
             .execute();

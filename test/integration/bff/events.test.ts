@@ -317,6 +317,31 @@ describe('delivery', () => {
     }
   });
 
+  it('a redelivery of a delivered event shows no delivery until the new series arrives', async () => {
+    const { session } = await paySession('4000000000002701');
+    const id = await until(async () => {
+      const list = await t.request('GET', '/v1/events?type=checkout_session.succeeded&limit=1', {
+        headers: merchant,
+      });
+      const e = (list.body as ListPage<EventWithDelivery>).data[0];
+      return e && (e.data as { id: string }).id === session.id && e.delivery.status === 'delivered'
+        ? e.id
+        : undefined;
+    });
+    receiver.mode = 'down';
+    try {
+      const redo = await t.request('POST', `/v1/events/${id}/redeliver`, {
+        headers: { ...merchant, 'idempotency-key': `redeliver-again-${id}` },
+      });
+      expect(redo.status).toBe(202);
+      const shown = redo.body as EventWithDelivery;
+      expect(shown.delivery.status).toBe('pending');
+      expect(shown.delivery.deliveredAt).toBeNull();
+    } finally {
+      receiver.mode = 'ok';
+    }
+  });
+
   it('a restart mid-delivery loses nothing: another BFF on the store sends it, once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bff-events-'));
     const file = join(dir, 'bff.sqlite');
