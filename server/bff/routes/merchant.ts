@@ -90,6 +90,10 @@ export function merchantRoutes(ctx: BffContext): Hono<BffEnv> {
       if (bothCursors(q.data)) return bothCursorsError(c);
       let base = ctx.db.selectFrom('checkout_sessions').selectAll();
       if (q.data.status) base = base.where('status', '=', q.data.status);
+      // Open means payable now: one past its time reads expired (refreshed below) — not listed.
+      if (q.data.status === 'open') {
+        base = base.where('expires_at', '>', ctx.clock.now().toISOString());
+      }
       const page = await readPage(base, q.data, async (id) => {
         const row = await findSession(ctx.db, id);
         return row && { createdAt: row.created_at, id: row.id };

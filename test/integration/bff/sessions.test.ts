@@ -147,6 +147,23 @@ describe('GET /v1/checkout-sessions', () => {
     const one = await t.request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant });
     expect(one.body).toMatchObject({ status: 'expired', failureCode: 'session_expired' });
   });
+
+  it('lists as open only the sessions still payable, unread ones past their time left out', async () => {
+    const due = await t.createSession({ expiresInSeconds: 60 });
+    const live = await t.createSession({ expiresInSeconds: 3_600 });
+    t.clock.advance(61_000);
+    try {
+      const list = await t.request('GET', '/v1/checkout-sessions?status=open&limit=100', {
+        headers: merchant,
+      });
+      const shown = (list.body as { data: { id: string; status: string }[] }).data;
+      expect(shown.every((x) => x.status === 'open')).toBe(true);
+      expect(shown.map((x) => x.id)).toContain(live.id);
+      expect(shown.map((x) => x.id)).not.toContain(due.id);
+    } finally {
+      t.clock.reset(0);
+    }
+  });
 });
 
 describe('GET /checkout/frame', () => {
