@@ -76,15 +76,16 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
   const app = new Hono<BffEnv>()
     .use('*', requestContext(ctx.logger))
     .use('*', baselineSecurityHeaders(config.publicUrl))
+    // Card ciphertexts are ~350 bytes and PaRes a few KiB: nothing legitimate is larger.
+    .use('/v1/*', merchantApiErrors())
     // A NUL in a path or query would reach a query as text, which PostgreSQL refuses (a 500).
+    // After merchantApiErrors: a /v1 refusal is in the merchant API's error shape too.
     .use('*', async (c, next) => {
       if (/%00/i.test(c.req.url)) {
         return errorResponse(c, 400, 'url', 'url: must not contain a NUL character (%00)');
       }
       await next();
     })
-    // Card ciphertexts are ~350 bytes and PaRes a few KiB: nothing legitimate is larger.
-    .use('/v1/*', merchantApiErrors())
     .use('/v1/*', maxBody(32 * 1024))
     .use('/checkout/*', maxBody(32 * 1024))
     // A notification is a few hundred bytes; counted as read, so chunked bodies are held too.
