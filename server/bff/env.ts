@@ -4,8 +4,21 @@ import { parseTrustProxy } from './http/client-address';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
-const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+/**
+ * A whole number of the environment, in digits only. An empty value (`VAR=` in an env file, a
+ * compose `${UNSET}`) is the default, never 0 — which would switch a feature off (the
+ * maintenance round, a rate limit) — and `0x1F90` or `1e3` are refused.
+ */
+const wholeNumber = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .preprocess(
+      (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : v.trim()) : v),
+      z.string().regex(/^\d+$/, { error: 'must be a whole number (digits only)' }).optional(),
+    )
+    .transform((v) => (v === undefined ? fallback : Number(v)))
+    .pipe(z.number().int().min(min).max(max));
+const port = (fallback: number) => wholeNumber(fallback, 1, 65535);
+const positiveInt = (fallback: number) => wholeNumber(fallback, 1);
 
 /** An absolute http(s) URL, returned without a trailing slash. */
 const baseUrl = (fallback: string) =>
@@ -58,7 +71,7 @@ interface ParsedEnv {
 
 const EnvSchema = z
   .object({
-    NODE_ENV: z.string().default('development'),
+    NODE_ENV: z.string().optional(),
     BFF_PORT: port(3001),
     BFF_HOST: z.string().min(1).default('127.0.0.1'),
     BFF_PUBLIC_URL: baseUrl('http://localhost:3001'),
@@ -80,17 +93,17 @@ const EnvSchema = z
       .regex(/^\d{1,18}$/, { error: 'must be an account number (digits)' })
       .default('1001'),
     /** How often timed-out payments are looked up in the reconciliation ledger; 0 = never. */
-    BFF_RESOLVE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+    BFF_RESOLVE_INTERVAL_MS: wholeNumber(60_000, 0),
     /**
      * Added to twice the gateway timeout: an attempt still waiting for the gateway after that
      * was stranded by a crash and is looked up like a timed-out one.
      */
-    BFF_STRANDED_MARGIN_MS: z.coerce.number().int().min(0).default(60_000),
+    BFF_STRANDED_MARGIN_MS: wholeNumber(60_000, 0),
     BFF_MAX_ATTEMPTS: positiveInt(3),
     BFF_PAY_RATE_LIMIT: positiveInt(10),
     BFF_STATIC_DIR: z.string().min(1).default('dist'),
-    BFF_SESSION_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
-    BFF_INBOX_CLAIM_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+    BFF_SESSION_RATE_LIMIT: wholeNumber(600, 0),
+    BFF_INBOX_CLAIM_MS: wholeNumber(60_000, 1_000, 3_600_000),
     /** Where the merchant's events are POSTed, signed (README "Events"); unset: not sent. */
     BFF_EVENTS_URL: z
       .string()
@@ -117,7 +130,7 @@ const EnvSchema = z
       }),
     DATABASE_URL: z.string().min(1).optional(),
     BFF_DB: z.string().min(1).default('./data/bff.sqlite'),
-    BFF_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    BFF_DB_POOL_SIZE: wholeNumber(10, 1, 200),
     /** PostgreSQL: hot statements prepared by name per connection (`off` behind PgBouncer's transaction mode). */
     BFF_DB_NAMED_STATEMENTS: z.enum(['on', 'off']).default('on'),
     /** SQLite: each commit on disk before it returns (`full`), or only at checkpoints (`normal`). */
@@ -134,7 +147,7 @@ const EnvSchema = z
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   })
   .superRefine((env, ctx) => {
-    if (env.NODE_ENV === 'production') {
+    if (isProduction(env)) {
       for (const [path, message] of productionProblems(env)) {
         ctx.addIssue({ code: 'custom', path: [path], message });
       }
@@ -172,22 +185,35 @@ const usesDefaultWebhook = (e: ParsedEnv) =>
   e.BFF_WEBHOOK_PASSWORD === DEFAULT_WEBHOOK.password;
 
 /**
- * What `NODE_ENV=production` refuses, as `[variable, why]`: a default secret (merchant secret,
+ * Production: `NODE_ENV=production`, or an https public URL unless NODE_ENV says development or
+ * test (a deployment that forgot NODE_ENV must not start on the demo secret).
+ */
+function isProduction(e: { NODE_ENV?: string | undefined; BFF_PUBLIC_URL: string }): boolean {
+  if (e.NODE_ENV === 'production') return true;
+  if (e.NODE_ENV === 'development' || e.NODE_ENV === 'test') return false;
+  return e.BFF_PUBLIC_URL.startsWith('https://');
+}
+
+/**
+ * What production (`isProduction`) refuses, as `[variable, why]`: a default secret (merchant secret,
  * webhook credentials), a plain-HTTP public URL, or the sandbox's credentials for the gateway.
  */
 function productionProblems(e: ParsedEnv): [string, string][] {
   const out: [string, string][] = [];
   if (!e.BFF_MERCHANT_SECRET) {
-    out.push(['BFF_MERCHANT_SECRET', 'is required when NODE_ENV is production']);
+    out.push([
+      'BFF_MERCHANT_SECRET',
+      'is required in production (NODE_ENV=production, or an https BFF_PUBLIC_URL)',
+    ]);
   } else if (e.BFF_MERCHANT_SECRET === DEMO_MERCHANT_SECRET) {
-    out.push(['BFF_MERCHANT_SECRET', 'must not be the demo secret when NODE_ENV is production']);
+    out.push(['BFF_MERCHANT_SECRET', 'must not be the demo secret in production']);
   }
   if (usesDefaultWebhook(e)) {
     out.push([
       e.BFF_WEBHOOK_PASSWORD === DEFAULT_WEBHOOK.password
         ? 'BFF_WEBHOOK_PASSWORD'
         : 'BFF_WEBHOOK_USER',
-      'must be set (not the default gateway/gateway) when NODE_ENV is production',
+      'must be set (not the default gateway/gateway) in production',
     ]);
   }
   if (!e.BFF_PUBLIC_URL.startsWith('https://')) {
@@ -199,7 +225,7 @@ function productionProblems(e: ParsedEnv): [string, string][] {
     ['INTEGRATION_USERNAME', 'INTEGRATION_PASSWORD'],
   ] as const) {
     if (e[user] === SANDBOX_CREDENTIALS.userName && e[pass] === SANDBOX_CREDENTIALS.password) {
-      out.push([user, "must not be the sandbox's credentials when NODE_ENV is production"]);
+      out.push([user, "must not be the sandbox's credentials in production"]);
     }
   }
   return out;
@@ -260,6 +286,11 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
     };
   }
   const warnings: string[] = [];
+  if (!e.BFF_MERCHANT_SECRET || e.BFF_MERCHANT_SECRET === DEMO_MERCHANT_SECRET) {
+    warnings.push(
+      'warning: the merchant API takes the published demo secret sk_test_local; set BFF_MERCHANT_SECRET',
+    );
+  }
   if (usesDefaultWebhook(e)) {
     warnings.push(
       'warning: the webhook receiver accepts the default credentials gateway/gateway; set BFF_WEBHOOK_USER and BFF_WEBHOOK_PASSWORD',

@@ -38,6 +38,7 @@ describe('readBffEnv', () => {
 
   it('reads lists, URLs and PostgreSQL', () => {
     const env = readBffEnv({
+      NODE_ENV: 'development',
       BFF_ALLOWED_ORIGINS: 'https://a.example, https://b.example:8443',
       BFF_PUBLIC_URL: 'https://pay.example/',
       DATABASE_URL: 'postgres://u:p@db/bff',
@@ -88,11 +89,45 @@ describe('readBffEnv', () => {
     expect(() => readBffEnv({ ...PRODUCTION, ...vars })).toThrow(line);
   });
 
-  it('warns outside production when the webhook credentials are the defaults', () => {
-    expect(readBffEnv({}).warnings.join('\n')).toMatch(/BFF_WEBHOOK_USER and BFF_WEBHOOK_PASSWORD/);
+  it('warns outside production when the webhook credentials or the merchant secret are defaults', () => {
+    const warned = readBffEnv({}).warnings.join('\n');
+    expect(warned).toMatch(/BFF_WEBHOOK_USER and BFF_WEBHOOK_PASSWORD/);
+    expect(warned).toMatch(/demo secret sk_test_local; set BFF_MERCHANT_SECRET/);
     expect(
-      readBffEnv({ BFF_WEBHOOK_USER: 'u1', BFF_WEBHOOK_PASSWORD: 'p1-secret' }).warnings,
+      readBffEnv({
+        BFF_WEBHOOK_USER: 'u1',
+        BFF_WEBHOOK_PASSWORD: 'p1-secret',
+        BFF_MERCHANT_SECRET: 'sk_live_0123456789',
+      }).warnings,
     ).toEqual([]);
+  });
+
+  it('an https public URL is production unless NODE_ENV says development or test', () => {
+    const deployed = { BFF_PUBLIC_URL: 'https://pay.example' };
+    expect(() => readBffEnv(deployed)).toThrow(/BFF_MERCHANT_SECRET: is required in production/);
+    expect(() => readBffEnv({ ...deployed, NODE_ENV: 'prod' })).toThrow(/BFF_MERCHANT_SECRET/);
+    expect(readBffEnv({ ...deployed, NODE_ENV: 'test' }).config.publicUrl).toBe(
+      'https://pay.example',
+    );
+    expect(readBffEnv({ BFF_PUBLIC_URL: 'http://localhost:3001' }).config.merchantSecret).toBe(
+      'sk_test_local',
+    );
+  });
+
+  it('reads numbers as digits only; an empty value is the default, never 0', () => {
+    expect(readBffEnv({ BFF_RESOLVE_INTERVAL_MS: '' }).resolver.intervalMs).toBe(60_000);
+    expect(readBffEnv({ BFF_RESOLVE_INTERVAL_MS: '  ' }).resolver.intervalMs).toBe(60_000);
+    expect(readBffEnv({ BFF_SESSION_RATE_LIMIT: '' }).config.sessionRateLimitPerMinute).toBe(600);
+    expect(readBffEnv({ BFF_PORT: ' 8080 ' }).port).toBe(8080);
+    for (const [name, value] of [
+      ['BFF_PORT', '0x1F90'],
+      ['BFF_RESOLVE_INTERVAL_MS', '1e3'],
+      ['BFF_PAY_RATE_LIMIT', '2.5'],
+    ] as const) {
+      expect(() => readBffEnv({ [name]: value }), name).toThrow(
+        new RegExp(`${name}: must be a whole number`),
+      );
+    }
   });
 
   it('reads BFF_TRUST_PROXY as hops or proxy addresses, and the session rate limit', () => {
