@@ -14,7 +14,7 @@ import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import type { PoolClient } from 'pg';
 import { precompiledTexts } from './precompiled';
 import { DurableCommits, durableStores, type SyncFile } from './db-sync';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -97,7 +97,12 @@ export async function openDb<DB>({
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
-  if (url !== ':memory:') mkdirSync(dirname(url), { recursive: true });
+  if (url !== ':memory:') {
+    // The store holds cardholder names, PaRes while a challenge waits, webhook bodies: for its
+    // owner only. SQLite gives its -wal and -shm files the main file's permissions.
+    mkdirSync(dirname(url), { recursive: true, mode: 0o700 });
+    closeSync(openSync(url, 'a', 0o600));
+  }
   const database = new SQLite(url);
   database.pragma('journal_mode = WAL');
   const durable =

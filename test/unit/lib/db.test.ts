@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -228,5 +228,24 @@ describe('openDb durability', () => {
 
   it('process (the sandbox) skips fsync, and a commit still survives a restart', async () => {
     expect(await roundTrip('process')).toEqual({ synchronous: 0, values: ['kept'] });
+  });
+});
+
+describe('a SQLite store on disk', () => {
+  it('is readable by its owner only: the directory it makes, the file, its WAL', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'db-mode-'));
+    const file = join(root, 'store', 'bff.sqlite');
+    const o = await openDb<Db>({ url: file });
+    try {
+      await o.db.schema.createTable('t').addColumn('id', 'integer').execute();
+      await sql`insert into t (id) values (1)`.execute(o.db);
+      const mode = (p: string) => statSync(p).mode & 0o777;
+      expect(mode(join(root, 'store'))).toBe(0o700);
+      expect(mode(file)).toBe(0o600);
+      expect(mode(`${file}-wal`)).toBe(0o600);
+    } finally {
+      await o.close();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
