@@ -90,8 +90,9 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
       dialect: store.dialect,
       async close() {
         eventDeliveryOf(bff.ctx)?.stop();
-        await stopResolver?.();
-        await closeServer();
+        // New requests are refused at once (those under way finish) while a maintenance round
+        // under way ends: it may be waiting on the gateway, for seconds.
+        await Promise.all([closeServer(), stopResolver?.()]);
         gateway.close();
         await store.close();
       },

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,6 +9,8 @@ import { readBffEnv } from '../../../server/bff/env';
 import { startBff, type StartedBff } from '../../../server/bff/start';
 import { durableStores } from '../../../server/lib/db-sync';
 import { MERCHANT_SECRET, startBff as startTestBff, type TestBff } from '../../support/bff';
+import { freePort } from '../../support/child-server';
+import { seedSessionWithAttempt } from '../../support/store-rows';
 
 /**
  * The BFF's SQLite commits are on disk before they return (durable commits, a WAL fsync each
@@ -94,5 +98,61 @@ describe('answers made of reads', () => {
       (await t.request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant })).status,
     ).toBe(200);
     expect(syncs).toBe(before);
+  });
+});
+
+describe('stopping (SIGTERM)', () => {
+  it('stops taking requests at once, though a maintenance round is still waiting', async () => {
+    // A gateway that holds every call until released: the round that looks an unknown
+    // payment up waits on it.
+    const held: ServerResponse[] = [];
+    const gateway = createServer((_req, res) => void held.push(res));
+    await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', () => r()));
+    const gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+    const dir = mkdtempSync(join(tmpdir(), 'bff-stop-'));
+    dirs.push(dir);
+    const port = await freePort();
+    const s = await startBff(
+      readBffEnv({
+        BFF_DB: join(dir, 'bff.sqlite'),
+        BFF_PORT: String(port),
+        BFF_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        GATEWAY_BASE_URL: gatewayUrl,
+        INTEGRATION_BASE_URL: gatewayUrl,
+        BFF_RESOLVE_INTERVAL_MS: '200',
+        BFF_WEBHOOK_REGISTER: 'false',
+      }),
+    );
+    let closed = false;
+    try {
+      const at = new Date(Date.now() - 120_000).toISOString();
+      await seedSessionWithAttempt(s.bff.ctx.db, 'cs_stop_round', {
+        created_at: at,
+        updated_at: at,
+      });
+      await s.bff.ctx.db
+        .updateTable('checkout_sessions')
+        .set({ status: 'pending' })
+        .where('id', '=', 'cs_stop_round')
+        .execute();
+      await expect.poll(() => held.length, { timeout: 10_000 }).toBeGreaterThan(0);
+      const health = () =>
+        fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.status,
+          () => 'refused',
+        );
+      expect(await health()).toBe(200);
+      const closing = s.close().then(() => (closed = true));
+      // The round still waits on the gateway; new requests are refused meanwhile.
+      await expect.poll(health, { timeout: 5_000 }).toBe('refused');
+      expect(closed).toBe(false);
+      for (const res of held.splice(0)) res.destroy();
+      gateway.closeAllConnections();
+      await closing;
+    } finally {
+      for (const res of held.splice(0)) res.destroy();
+      gateway.close();
+      if (!closed) await s.close().catch(() => undefined);
+    }
   });
 });
