@@ -61,6 +61,8 @@ interface ParsedEnv {
   BFF_WEBHOOK_USER: string;
   BFF_WEBHOOK_PASSWORD: string;
   BFF_PUBLIC_URL: string;
+  GATEWAY_BASE_URL: string;
+  INTEGRATION_BASE_URL: string;
   GATEWAY_USERNAME: string;
   GATEWAY_PASSWORD: string;
   RECURRENCE_USERNAME?: string | undefined;
@@ -218,6 +220,10 @@ function productionProblems(e: ParsedEnv): [string, string][] {
   }
   if (!e.BFF_PUBLIC_URL.startsWith('https://')) {
     out.push(['BFF_PUBLIC_URL', 'must be an https:// URL when NODE_ENV is production']);
+  }
+  // The gateway credentials and every card ciphertext go there.
+  for (const name of ['GATEWAY_BASE_URL', 'INTEGRATION_BASE_URL'] as const) {
+    if (!e[name].startsWith('https://')) out.push([name, 'must be an https:// URL in production']);
   }
   for (const [user, pass] of [
     ['GATEWAY_USERNAME', 'GATEWAY_PASSWORD'],

@@ -59,6 +59,8 @@ describe('readBffEnv', () => {
     BFF_PUBLIC_URL: 'https://pay.example',
     GATEWAY_USERNAME: 'merchant-42',
     GATEWAY_PASSWORD: 'gw-password',
+    GATEWAY_BASE_URL: 'https://gateway.example',
+    INTEGRATION_BASE_URL: 'https://integration.example',
   };
 
   it('requires BFF_MERCHANT_SECRET in production, naming it', () => {
@@ -76,6 +78,11 @@ describe('readBffEnv', () => {
     [{ BFF_WEBHOOK_PASSWORD: 'gateway' }, 'BFF_WEBHOOK_PASSWORD: must be set'],
     [{ BFF_WEBHOOK_USER: 'gateway' }, 'BFF_WEBHOOK_USER: must be set'],
     [{ BFF_PUBLIC_URL: 'http://pay.example' }, 'BFF_PUBLIC_URL: must be an https:// URL'],
+    [{ GATEWAY_BASE_URL: 'http://gateway.example' }, 'GATEWAY_BASE_URL: must be an https:// URL'],
+    [
+      { INTEGRATION_BASE_URL: 'http://integration.example' },
+      'INTEGRATION_BASE_URL: must be an https:// URL',
+    ],
     [{ BFF_PUBLIC_URL: undefined }, 'BFF_PUBLIC_URL'],
     [
       { GATEWAY_USERNAME: undefined, GATEWAY_PASSWORD: undefined },
