@@ -2,7 +2,6 @@
 // missing or older than any file under server/, contract/ or package.json. Loading one file
 // is about a second faster than loading ~100 TypeScript modules through tsx's loader hooks;
 // the build takes a fraction of that. Used by `npm run sandbox` and `npm run bff`.
-import { build } from 'esbuild';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -29,6 +28,9 @@ function newestSource() {
 export async function runBundled(name, entry) {
   const out = join(ROOT, 'dist/server', `${name}.mjs`);
   if (!existsSync(out) || statSync(out).mtimeMs < newestSource()) {
+    // Only to build: a fresh bundle runs where dev dependencies are left out (`npm ci
+    // --omit=dev`, NODE_ENV=production).
+    const { build } = await import('esbuild');
     await build({
       entryPoints: [join(ROOT, entry)],
       outfile: out,
