@@ -77,25 +77,23 @@ async function maintenanceWork(
   ctx: BffContext,
   opts: ResolveOptions,
 ): Promise<ResolveReport | undefined> {
-  const report = await resolveUnknownAttempts(ctx, opts).catch((err: unknown) => {
-    ctx.logger.warn(
-      { event: 'payment.resolve_failed', err: { message: (err as Error).message } },
-      'could not look unknown payments up at the gateway',
-    );
-    return undefined;
-  });
-  await pruneIdempotencyKeys(ctx.db, ctx.clock.now()).catch((err: unknown) => {
-    ctx.logger.warn({ err: { message: (err as Error).message } }, 'idempotency prune failed');
-  });
-  await endStaleChallenges(ctx).catch((err: unknown) => {
-    ctx.logger.warn({ err: { message: (err as Error).message } }, 'challenge timeouts failed');
-  });
-  await expireDueSessions(ctx).catch((err: unknown) => {
-    ctx.logger.warn({ err: { message: (err as Error).message } }, 'session expiry failed');
-  });
-  await recordBillingEvents(ctx).catch((err: unknown) => {
-    ctx.logger.warn({ err: { message: (err as Error).message } }, 'billing events failed');
-  });
+  const step = <T>(work: Promise<T>, what: string, event?: string) =>
+    work.catch((err: unknown) => {
+      ctx.logger.warn(
+        { ...(event ? { event } : {}), err: { message: (err as Error).message } },
+        what,
+      );
+      return undefined;
+    });
+  const report = await step(
+    resolveUnknownAttempts(ctx, opts),
+    'could not look unknown payments up at the gateway',
+    'payment.resolve_failed',
+  );
+  await step(pruneIdempotencyKeys(ctx.db, ctx.clock.now()), 'idempotency prune failed');
+  await step(endStaleChallenges(ctx), 'challenge timeouts failed');
+  await step(expireDueSessions(ctx), 'session expiry failed');
+  await step(recordBillingEvents(ctx), 'billing events failed');
   return report;
 }
 

@@ -31,11 +31,14 @@ export function challengeSecretMatches(given: string | undefined, stored: string
   return constantTimeEqual(sha256Hex(given), stored);
 }
 
-/** The launcher URL given to the frame: the secret rides in the fragment only. */
+/**
+ * The launcher URL given to the frame (the pay answer, a reloaded frame's session view, a
+ * replayed pay): the secret, derived again from the challenge id, rides in the fragment only.
+ */
 export function challengeLauncherUrl(
-  publicUrl: string,
+  config: { publicUrl: string; merchantSecret: string },
   challengeId: string,
-  secret: string,
 ): string {
-  return `${publicUrl}/checkout/challenge/${challengeId}#${secret}`;
+  const secret = challengeSecret(config.merchantSecret, challengeId).value;
+  return `${config.publicUrl}/checkout/challenge/${challengeId}#${secret}`;
 }

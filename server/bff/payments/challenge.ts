@@ -69,7 +69,7 @@ export async function openChallenge(
   return {
     status: 'challenge',
     challengeId,
-    challengeUrl: challengeLauncherUrl(ctx.config.publicUrl, challengeId, secret.value),
+    challengeUrl: challengeLauncherUrl(ctx.config, challengeId),
     windowSize,
   };
 }

@@ -74,7 +74,7 @@ export async function succeed(
 ): Promise<PayResult> {
   const now = ctx.clock.now();
   // The attempt, the session and the session's events commit together.
-  const result = await atomically(ctx, async (tx) => {
+  return atomically(ctx, async (tx) => {
     // The updated row comes back with the update (RETURNING): no read after it.
     const shape = shapeOf(answer);
     const params = {
@@ -94,11 +94,8 @@ export async function succeed(
     await transitionSession(tx, sessionId, SETTLES_FROM, 'succeeded', now, {
       failure_code: null,
     });
-    const result = succeededResult(updated);
-    await ctx.keepAnswer?.(tx.db, result);
-    return result;
+    return keep(tx, succeededResult(updated));
   });
-  return result;
 }
 
 export async function settleAuthorization(
@@ -171,14 +168,12 @@ export async function settle(
       });
       if (!moved) return keep(tx, await settledMeanwhile(tx, row.id, attemptId));
       await transitionSession(tx, row.id, 'processing', 'pending', now, { failure_code: null });
-      const pending: PayResult = { status: 'pending' };
-      await ctx.keepAnswer?.(tx.db, pending);
-      return pending;
+      return keep(tx, { status: 'pending' });
     });
   }
   const code: FailureCode = failureCodeOf(failure);
   log.info({ outcome: failure.kind, failureCode: code }, 'payment not approved');
-  const result = await atomically(ctx, async (tx) => {
+  return atomically(ctx, async (tx) => {
     if (failure.kind === 'declined' && failure.ids) {
       const moved = await updateAttemptInFlight(tx.db, attemptId, {
         payment_id: failure.ids.paymentId,
@@ -199,8 +194,6 @@ export async function settle(
         ...(failure.kind === 'declined' ? { returnCode: failure.returnCode } : {}),
       },
     );
-    await ctx.keepAnswer?.(tx.db, ended);
-    return ended;
+    return keep(tx, ended);
   });
-  return result;
 }

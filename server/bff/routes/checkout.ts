@@ -32,11 +32,7 @@ import {
   type ChallengeProblem,
   type Locale,
 } from '../pages/html';
-import {
-  challengeLauncherUrl,
-  challengeSecret,
-  challengeSecretMatches,
-} from '../payments/challenge-secret';
+import { challengeLauncherUrl, challengeSecretMatches } from '../payments/challenge-secret';
 import {
   acceptChallengeReturn,
   cancelChallenge,
@@ -183,11 +179,7 @@ function withoutChallengeSecret(body: unknown): unknown {
 function withChallengeSecret(ctx: BffContext, body: unknown): unknown {
   const b = body as { status?: unknown; challengeId?: unknown } | null;
   if (b?.status !== 'challenge' || typeof b.challengeId !== 'string') return body;
-  const secret = challengeSecret(ctx.config.merchantSecret, b.challengeId).value;
-  return {
-    ...b,
-    challengeUrl: challengeLauncherUrl(ctx.config.publicUrl, b.challengeId, secret),
-  };
+  return { ...b, challengeUrl: challengeLauncherUrl(ctx.config, b.challengeId) };
 }
 
 /** `/checkout/api/*`: what the frame calls, with the client secret. */

@@ -12,7 +12,7 @@ import type {
   PublicSession,
   SessionStatus,
 } from '../checkout-api';
-import { challengeLauncherUrl, challengeSecret } from '../payments/challenge-secret';
+import { challengeLauncherUrl } from '../payments/challenge-secret';
 import type { Plan } from '../../gateway/schemas';
 import type { BffContext } from '../context';
 import { classifyGatewayError } from '../payments/outcomes';
@@ -420,11 +420,7 @@ async function pendingChallenge(
   if (!ch) return undefined;
   return {
     challengeId: ch.id,
-    challengeUrl: challengeLauncherUrl(
-      ctx.config.publicUrl,
-      ch.id,
-      challengeSecret(ctx.config.merchantSecret, ch.id).value,
-    ),
+    challengeUrl: challengeLauncherUrl(ctx.config, ch.id),
     windowSize: ch.window_size as PendingChallenge['windowSize'],
     answered: ch.status === 'answered',
   };
