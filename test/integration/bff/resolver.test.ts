@@ -2,29 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import { inboxDb } from '../../../server/bff/webhooks/store';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
-import { encryptWithKey, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { encryptWithKey, MERCHANT_SECRET, type TestBff } from '../../support/bff';
+import { startSlowBff } from '../../support/slow-bff';
 import { failWrites } from '../../support/store-failures';
 import { attemptRow, seedSessionWithAttempt } from '../../support/store-rows';
 
-// A BFF whose gateway calls give up after 400 ms, and a helper BFF on the same sandbox that
-// reads the card key (the slow one would time out fetching it).
+// A BFF whose gateway calls give up after 400 ms, beside a helper BFF (support/slow-bff.ts).
 let slow: TestBff;
 let helper: TestBff;
 beforeAll(async () => {
-  helper = await startBff({ config: { payRateLimitPerMinute: 10_000 } });
-  slow = await startBff({
-    config: { payRateLimitPerMinute: 10_000 },
-    sandbox: helper.sandbox,
-    gatewayTimeoutMs: 400,
-  });
-  // Warm the token (readyz has its own, longer timeout): only the payment may be slow. A
-  // loaded machine may need a second try.
-  let ready = 0;
-  for (let i = 0; i < 10 && ready !== 200; i++) {
-    ready = (await slow.request('GET', '/readyz')).status;
-    if (ready !== 200) await new Promise((r) => setTimeout(r, 500));
-  }
-  expect(ready).toBe(200);
+  ({ slow, helper } = await startSlowBff());
 });
 afterAll(async () => {
   await slow.close();
