@@ -1,5 +1,6 @@
 import { MS } from '../../lib/clock';
 import type { Billing, ConcilSummaryRow, Subscription } from '../../gateway/schemas';
+import { reaisToCents } from '../../gateway/money';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure } from '../sessions/service';
 import { findSession, unknownAttemptsQuery } from '../sessions/store';
@@ -154,8 +155,7 @@ export async function resolveUnknownAttempts(
     } else {
       const sale = sales.find(
         (r) =>
-          r.transactionReference === a.gateway_reference &&
-          Math.round(Number(r.amount) * 100) === a.amount,
+          r.transactionReference === a.gateway_reference && reaisToCents(r.amount) === a.amount,
       );
       if (sale) {
         await linkSaleToAttempt(

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { MS } from '../../lib/clock';
 import type { Billing, CardInfo } from '../../gateway/schemas';
+import { reaisToCents } from '../../gateway/money';
 import type { FailureCode, PayResult } from '../checkout-api';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure, settledMeanwhile } from '../sessions/service';
@@ -92,7 +93,7 @@ export async function settleSubscription(
         subscription_id: subscriptionId,
         billing_id: billing.id,
         billing_status: billing.status,
-        billing_amount: Math.round(Number(billing.amount) * 100),
+        billing_amount: reaisToCents(billing.amount),
       }
     : { subscription_id: subscriptionId };
   const code = billing ? firstBillingFailure(billing.status) : null;

@@ -14,6 +14,7 @@ import type {
 } from '../checkout-api';
 import { challengeLauncherUrl } from '../payments/challenge-secret';
 import type { Plan } from '../../gateway/schemas';
+import { MAX_PAYMENT_CENTS, reaisToCents } from '../../gateway/money';
 import type { BffContext } from '../context';
 import { classifyGatewayError } from '../payments/outcomes';
 import {
@@ -67,8 +68,8 @@ export async function loadPlan(ctx: BffContext, planId: string): Promise<Result<
   if (plan.status !== 'Active') {
     return fail(400, 'planId', `planId: the plan is ${plan.status}, not Active`);
   }
-  const amount = Math.round(Number(plan.amount) * 100);
-  if (!Number.isSafeInteger(amount) || amount < 1) {
+  const amount = reaisToCents(plan.amount);
+  if (!Number.isSafeInteger(amount) || amount < 1 || amount > MAX_PAYMENT_CENTS) {
     return fail(400, 'planId', 'planId: the plan has no chargeable amount');
   }
   return {

@@ -1,4 +1,5 @@
 import type { Billing } from '../../gateway/schemas';
+import { reaisToCents } from '../../gateway/money';
 import { MS } from '../../lib/clock';
 import type { BffContext } from '../context';
 import { eventDeliveryOf } from '../events/delivery';
@@ -163,7 +164,7 @@ async function recordBillings(ctx: BffContext, items: Billing[]): Promise<number
         sessionId,
         installment: b.installment,
         status: b.status,
-        amount: Math.round(b.amount * 100),
+        amount: reaisToCents(b.amount),
         currency: 'BRL',
         expireAt: b.expireAt,
         createdDate: b.createdDate,

@@ -1,4 +1,5 @@
 import type { Billing, BillingStatus, Subscription } from '../../gateway/schemas';
+import { reaisToCents } from '../../gateway/money';
 import type { FailureCode } from '../checkout-api';
 import type { BffContext } from '../context';
 import { classifyGatewayError } from '../payments/outcomes';
@@ -169,7 +170,7 @@ export async function listSubscriptions(
         plan: {
           id: sub.plan.id,
           name: sub.plan.name,
-          amount: toCents(sub.plan.amount),
+          amount: reaisToCents(sub.plan.amount),
           currency: 'BRL',
           planType: sub.plan.planType,
         },
@@ -188,7 +189,7 @@ export async function listSubscriptions(
           byId.get(b.subscription.id)?.billings.push({
             id: b.id,
             status: b.status,
-            amount: toCents(b.amount),
+            amount: reaisToCents(b.amount),
             currency: 'BRL',
             installment: b.installment,
             expireAt: b.expireAt,
@@ -205,8 +206,6 @@ export async function listSubscriptions(
   }
   return { ok: true, page: { data: items, hasMore: found.hasMore } };
 }
-
-const toCents = (amount: number): number => Math.round(amount * 100);
 
 /**
  * `POST /v1/subscriptions/:id/cancel`: cancels, at the gateway (its subscription status
@@ -270,7 +269,7 @@ export async function cancelSubscription(
     plan: {
       id: sub.plan.id,
       name: sub.plan.name,
-      amount: toCents(sub.plan.amount),
+      amount: reaisToCents(sub.plan.amount),
       currency: 'BRL',
     },
     canceledAt: ctx.clock.now().toISOString(),

@@ -36,8 +36,3 @@ export function containsInsensitive(column: string, needle: string): Expression<
   const escaped = needle.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`);
   return sql<SqlBool>`lower(${sql.ref(column)}) like ${`%${escaped}%`} escape '\\'`;
 }
-
-/** Converts the plan amount (reais, up to 6 decimals) to the cents a payment carries. */
-export function toCents(amount: number): number {
-  return Math.round(amount * 100);
-}

@@ -3,7 +3,8 @@ import { inOneTransaction } from '../../lib/db';
 import { uuidV7 } from '../../lib/ids';
 import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
-import { addDaysIso, toCents } from './common';
+import { MAX_PAYMENT_CENTS, reaisToCents } from '../../gateway/money';
+import { addDaysIso } from './common';
 import type { BillingStatus, RecurrenceTables } from './store';
 import type { VaultPort } from './vault-port';
 
@@ -217,14 +218,19 @@ export class BillingEngine implements DueTask {
         continue;
       }
       let result: Awaited<ReturnType<VaultPort['authorize']>>;
+      // A plan carries 12 integer digits, a payment 10 digits of cents: beyond, no payment.
+      const cents = reaisToCents(b.amount);
       try {
-        result = await this.vaults.authorize(this.ctx, {
-          userName: b.user_name,
-          vaultId: b.vault_id,
-          amount: toCents(b.amount),
-          referenceTransaction: b.order_number,
-          billingId: b.id,
-        });
+        result =
+          cents > MAX_PAYMENT_CENTS
+            ? { ok: false, reason: 'error', description: 'amount: beyond what a payment carries' }
+            : await this.vaults.authorize(this.ctx, {
+                userName: b.user_name,
+                vaultId: b.vault_id,
+                amount: cents,
+                referenceTransaction: b.order_number,
+                billingId: b.id,
+              });
       } catch (err) {
         this.ctx.logger.error(
           { err: { message: (err as Error).message }, billingId: b.id },

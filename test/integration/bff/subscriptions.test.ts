@@ -147,6 +147,40 @@ describe('subscription checkout (planId)', () => {
     expect(result.payment.authorizationCode).toBe(payment.authorizationCode);
   });
 
+  it('quotes a plan of 1.005 as the 101 cents the gateway bills, not 100', async () => {
+    const odd = await createPlan({ name: 'Odd monthly', amount: 1.005, planType: 'Monthly' });
+    const created = (await createSession({ planId: odd })).body as {
+      id: string;
+      clientSecret: string;
+      amount: number;
+    };
+    expect(created.amount).toBe(101);
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000002701', { method: 'credit' }),
+    );
+    const result = res.body as Extract<PayResult, { status: 'succeeded' }>;
+    expect(result).toMatchObject({ status: 'succeeded', payment: { amount: 101 } });
+    const detail = await t.request('GET', `/v1/checkout-sessions/${created.id}`, {
+      headers: merchant,
+    });
+    expect(detail.body).toMatchObject({
+      amount: 101,
+      payment: { firstBilling: { status: 'Paid', amount: 101 } },
+    });
+    const charged = await t.sandbox.sandbox.ctx.db
+      .selectFrom('payments')
+      .select('amount')
+      .where('payment_id', '=', result.payment.paymentId!)
+      .executeTakeFirstOrThrow();
+    expect(charged.amount).toBe(101);
+    // A plan may carry 12 integer digits; a payment only 10 digits of cents.
+    const huge = await createPlan({ name: 'Huge', amount: 100_000_000, planType: 'Monthly' });
+    const refused = await createSession({ planId: huge });
+    expect(refused.status).toBe(400);
+    expect(apiError(refused)).toMatchObject({ param: 'planId' });
+  });
+
   it('a card the vault refuses leaves the session open with an attempt used', async () => {
     const created = (await createSession({ planId })).body as { clientSecret: string };
     const res = await t.pay(

@@ -64,6 +64,40 @@ describe('billing engine', () => {
     expect(await billingsOf(sb, subId)).toHaveLength(12);
   });
 
+  it('charges a plan amount rounded half up to the cent, within what a payment carries', async () => {
+    const card = await vault(sb);
+    const chargedCents = async (amount: number) => {
+      const planId = await createPlan(sb, { ...monthlyPlan, amount });
+      const [billing] = await billingsOf(
+        sb,
+        await subscribe(sb, planId, card, `O${amount}`.slice(0, 10)),
+      );
+      const row = await sb.sandbox.ctx.db
+        .selectFrom('recurrence_billings')
+        .select('payment_id')
+        .where('id', '=', billing!.id)
+        .executeTakeFirstOrThrow();
+      const payment = row.payment_id
+        ? await sb.sandbox.ctx.db
+            .selectFrom('payments')
+            .select('amount')
+            .where('payment_id', '=', row.payment_id)
+            .executeTakeFirstOrThrow()
+        : null;
+      return { status: billing!.status, cents: payment?.amount ?? null };
+    };
+    // 1.005 is stored as 1.00499999…: Math.round(1.005 * 100) charged 100 cents.
+    expect(await chargedCents(1.005)).toEqual({ status: 'Paid', cents: 101 });
+    expect(await chargedCents(10.005)).toEqual({ status: 'Paid', cents: 1001 });
+    expect(await chargedCents(99_999_999.99)).toEqual({ status: 'Paid', cents: 9_999_999_999 });
+    // The spec gives a plan 12 integer digits, a payment 10 digits of cents: no payment.
+    expect(await chargedCents(99_999_999.995)).toEqual({ status: 'PaymentInvalid', cents: null });
+    expect(await chargedCents(999_999_999_999.99)).toEqual({
+      status: 'PaymentInvalid',
+      cents: null,
+    });
+  });
+
   it('respects trial days', async () => {
     const planId = await createPlan(sb, { ...monthlyPlan, trialDays: 7 });
     const subId = await subscribe(sb, planId, await vault(sb));
