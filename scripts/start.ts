@@ -215,6 +215,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         accountNumber: DEFAULT_CLIENT.accountNumber,
         strandedAfterMs: 2 * 30_000 + 60_000,
       },
+      stopGraceMs: 10_000,
     };
     const bff = await startBff(bffEnv, {
       logger: opts.loggers?.bff ?? silentLogger,

@@ -101,6 +101,7 @@ const EnvSchema = z
      * was stranded by a crash and is looked up like a timed-out one.
      */
     BFF_STRANDED_MARGIN_MS: wholeNumber(60_000, 0),
+    BFF_STOP_GRACE_MS: wholeNumber(10_000, 0, 600_000),
     BFF_MAX_ATTEMPTS: positiveInt(3),
     BFF_PAY_RATE_LIMIT: positiveInt(10),
     BFF_STATIC_DIR: z.string().min(1).default('dist'),
@@ -266,6 +267,8 @@ export interface BffEnv {
   webhookRegistration: { enabled: boolean; accountNumber: string };
   /** Timed-out payments looked up every `intervalMs` (0 = off) in the account's ledger. */
   resolver: { intervalMs: number; accountNumber: string; strandedAfterMs: number };
+  /** How long a stop waits for a maintenance round under way (`BFF_STOP_GRACE_MS`). */
+  stopGraceMs: number;
 }
 
 /**
@@ -340,5 +343,6 @@ export function readBffEnv(env: NodeJS.ProcessEnv = process.env): BffEnv {
       // leaves a live call of another BFF process alone.
       strandedAfterMs: 2 * e.GATEWAY_TIMEOUT_MS + e.BFF_STRANDED_MARGIN_MS,
     },
+    stopGraceMs: e.BFF_STOP_GRACE_MS,
   };
 }

@@ -100,12 +100,14 @@ async function maintenanceWork(
 /**
  * The BFF's maintenance round (`maintenanceRound`), now and every `intervalMs`. Failures
  * (gateway down, store busy) are logged and tried again next round. Returns a stop function,
- * which waits for a round under way and gives the lease up.
+ * which waits for a round under way, up to `graceMs`, and gives the lease up. A round still
+ * running then (a gateway answering slowly) is left as a crash would leave it: every step is
+ * one that a crash may interrupt, and its lease lapses.
  */
 export function startMaintenance(
   ctx: BffContext,
   opts: ResolveOptions & { intervalMs: number },
-): () => Promise<void> {
+): (graceMs?: number) => Promise<void> {
   const instance = `bff_${randomUUID()}`;
   let running: Promise<unknown> | null = null;
   const round = () => {
@@ -124,9 +126,23 @@ export function startMaintenance(
   round();
   const timer = setInterval(round, opts.intervalMs);
   timer.unref();
-  return async () => {
+  return async (graceMs = 10_000) => {
     clearInterval(timer);
-    await running;
+    if (running) {
+      let timeout: NodeJS.Timeout | undefined;
+      const ended = await Promise.race([
+        running.then(() => true),
+        new Promise<false>((r) => (timeout = setTimeout(() => r(false), graceMs))),
+      ]);
+      clearTimeout(timeout);
+      if (!ended) {
+        ctx.logger.warn(
+          { event: 'maintenance.stop_timeout', graceMs },
+          'stopping without waiting longer for the maintenance round under way; its lease lapses',
+        );
+        return;
+      }
+    }
     await releaseLease(ctx.db, MAINTENANCE_LEASE, instance).catch((err: unknown) => {
       ctx.logger.warn(
         { err: { message: (err as Error).message } },

@@ -47,6 +47,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
         'an idle PostgreSQL connection died; the pool opens another',
       ),
   });
+  let stopResolver: ((graceMs?: number) => Promise<void>) | null = null;
   try {
     const gateway = createGatewayClient({
       gatewayBaseUrl: env.gateway.gatewayBaseUrl,
@@ -55,7 +56,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
       timeoutMs: env.gateway.timeoutMs,
     });
     const bff = await createBffApp({ db: store.db, gateway, config: env.config, logger });
-    const stopResolver =
+    stopResolver =
       env.resolver.intervalMs > 0
         ? startMaintenance(bff.ctx, {
             accountNumber: env.resolver.accountNumber,
@@ -92,12 +93,14 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
         eventDeliveryOf(bff.ctx)?.stop();
         // New requests are refused at once (those under way finish) while a maintenance round
         // under way ends: it may be waiting on the gateway, for seconds.
-        await Promise.all([closeServer(), stopResolver?.()]);
+        await Promise.all([closeServer(), stopResolver?.(env.stopGraceMs)]);
         gateway.close();
         await store.close();
       },
     };
   } catch (err) {
+    // A failed listen (the port in use): the round it started must not run on.
+    await stopResolver?.(env.stopGraceMs);
     await store.close();
     throw err;
   }

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
@@ -8,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readBffEnv } from '../../../server/bff/env';
 import { startBff, type StartedBff } from '../../../server/bff/start';
 import { durableStores } from '../../../server/lib/db-sync';
+import { createLogger } from '../../../server/lib/logging';
 import { MERCHANT_SECRET, startBff as startTestBff, type TestBff } from '../../support/bff';
 import { freePort } from '../../support/child-server';
 import { seedSessionWithAttempt } from '../../support/store-rows';
@@ -102,9 +104,11 @@ describe('answers made of reads', () => {
 });
 
 describe('stopping (SIGTERM)', () => {
-  it('stops taking requests at once, though a maintenance round is still waiting', async () => {
-    // A gateway that holds every call until released: the round that looks an unknown
-    // payment up waits on it.
+  /**
+   * A BFF whose gateway holds every call until released, with an unknown payment: its
+   * maintenance round, looking the payment up, waits on the gateway.
+   */
+  async function bffWithRoundWaiting(extra: Record<string, string> = {}) {
     const held: ServerResponse[] = [];
     const gateway = createServer((_req, res) => void held.push(res));
     await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', () => r()));
@@ -121,21 +125,32 @@ describe('stopping (SIGTERM)', () => {
         INTEGRATION_BASE_URL: gatewayUrl,
         BFF_RESOLVE_INTERVAL_MS: '200',
         BFF_WEBHOOK_REGISTER: 'false',
+        ...extra,
       }),
     );
+    const at = new Date(Date.now() - 120_000).toISOString();
+    await seedSessionWithAttempt(s.bff.ctx.db, 'cs_stop_round', {
+      created_at: at,
+      updated_at: at,
+    });
+    await s.bff.ctx.db
+      .updateTable('checkout_sessions')
+      .set({ status: 'pending' })
+      .where('id', '=', 'cs_stop_round')
+      .execute();
+    await expect.poll(() => held.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const release = () => {
+      for (const res of held.splice(0)) res.destroy();
+      gateway.closeAllConnections();
+      gateway.close();
+    };
+    return { s, port, dir, release };
+  }
+
+  it('stops taking requests at once, though a maintenance round is still waiting', async () => {
+    const { s, port, release } = await bffWithRoundWaiting();
     let closed = false;
     try {
-      const at = new Date(Date.now() - 120_000).toISOString();
-      await seedSessionWithAttempt(s.bff.ctx.db, 'cs_stop_round', {
-        created_at: at,
-        updated_at: at,
-      });
-      await s.bff.ctx.db
-        .updateTable('checkout_sessions')
-        .set({ status: 'pending' })
-        .where('id', '=', 'cs_stop_round')
-        .execute();
-      await expect.poll(() => held.length, { timeout: 10_000 }).toBeGreaterThan(0);
       const health = () =>
         fetch(`http://127.0.0.1:${port}/healthz`).then(
           (r) => r.status,
@@ -146,13 +161,60 @@ describe('stopping (SIGTERM)', () => {
       // The round still waits on the gateway; new requests are refused meanwhile.
       await expect.poll(health, { timeout: 5_000 }).toBe('refused');
       expect(closed).toBe(false);
-      for (const res of held.splice(0)) res.destroy();
-      gateway.closeAllConnections();
+      release();
       await closing;
     } finally {
-      for (const res of held.splice(0)) res.destroy();
-      gateway.close();
+      release();
       if (!closed) await s.close().catch(() => undefined);
+    }
+  });
+
+  it('waits for a round under way no longer than BFF_STOP_GRACE_MS; its lease lapses', async () => {
+    const { s, dir, release } = await bffWithRoundWaiting({ BFF_STOP_GRACE_MS: '300' });
+    try {
+      // The gateway still holds the round's call: the stop ends anyway, the lease kept (a
+      // round that ended would have given it up: `until` set to 1970).
+      await s.close();
+      const db = new Database(join(dir, 'bff.sqlite'), { readonly: true });
+      try {
+        const lease = db.prepare('select name, until from bff_leases').get() as {
+          until: string;
+        };
+        expect(lease).toMatchObject({ name: 'maintenance' });
+        expect(Date.parse(lease.until)).toBeGreaterThan(Date.now());
+      } finally {
+        db.close();
+      }
+    } finally {
+      release();
+    }
+  });
+
+  it('a BFF that cannot listen starts no maintenance round that runs on', async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+    const port = (taken.address() as AddressInfo).port;
+    const dir = mkdtempSync(join(tmpdir(), 'bff-listen-'));
+    dirs.push(dir);
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (line: string) => void lines.push(line) },
+    });
+    try {
+      const env = readBffEnv({
+        BFF_DB: join(dir, 'bff.sqlite'),
+        BFF_PORT: String(port),
+        BFF_RESOLVE_INTERVAL_MS: '50',
+        BFF_WEBHOOK_REGISTER: 'false',
+      });
+      await expect(startBff(env, { logger })).rejects.toThrow(/EADDRINUSE/);
+      const after = lines.length;
+      await new Promise((r) => setTimeout(r, 400));
+      // Eight rounds would have run on a closed store, each logging its failure.
+      expect(lines.slice(after)).toEqual([]);
+    } finally {
+      taken.close();
     }
   });
 });
