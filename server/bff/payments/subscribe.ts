@@ -61,12 +61,14 @@ export async function subscribe(
     return settleError(ctx, row, attemptId, err, log);
   }
   await updateAttempt(ctx.db, attemptId, { subscription_id: subscriptionId });
-  let billing: Billing | null = null;
+  let billing: Billing | null;
   try {
     billing = await firstBillingOf(ctx, subscriptionId);
   } catch (err) {
     if (!classifyGatewayError(err)) throw err;
-    log.warn({ subscriptionId }, 'first billing could not be read');
+    // The billing may have been declined: not read is not paid. The resolver reads it later.
+    log.warn({ subscriptionId }, 'first billing could not be read: the outcome waits for it');
+    return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
   }
   log.info({ subscriptionId, billingStatus: billing?.status ?? null }, 'subscription created');
   return settleSubscription(ctx, row, attemptId, subscriptionId, billing, log);
@@ -75,7 +77,8 @@ export async function subscribe(
 /**
  * Settles a subscription attempt from its first billing (pay, or the resolver after a crash).
  * A billing that was not paid cancels the subscription and tells the shopper why; a Paid
- * billing, none yet (a trial) or one that could not be read leaves the subscription standing.
+ * billing or none yet (a trial) leaves the subscription standing. (A billing search that
+ * failed never gets here: the attempt stays unknown until the resolver reads it.)
  * A cancel that fails leaves the attempt unknown (`pending`): the subscription may still bill
  * (an `Opened` billing is retried), so the shopper is not told to pay again; the resolver
  * finds the subscription and cancels it again.

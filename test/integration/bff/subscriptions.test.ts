@@ -181,6 +181,40 @@ describe('subscription checkout (planId)', () => {
     expect(apiError(refused)).toMatchObject({ param: 'planId' });
   });
 
+  it('a first billing that could not be read is not paid: pending until the resolver reads it', async () => {
+    const created = (await createSession({ planId })).body as { id: string; clientSecret: string };
+    // The billing search after the subscription was made fails once; the billing was declined.
+    await t.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: { method: 'GET', path: '/v1/recurrences/billing', count: 1, status: 503 },
+    });
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000000002', { method: 'credit' }),
+    );
+    expect(res.body).toMatchObject({ status: 'pending' });
+    const session = () =>
+      t.request('GET', `/v1/checkout-sessions/${created.id}`, { headers: merchant });
+    expect((await session()).body).toMatchObject({ status: 'pending' });
+
+    const report = await resolveUnknownAttempts(t.bff.ctx, {
+      accountNumber: DEFAULT_CLIENT.accountNumber,
+      settleAfterMs: 0,
+    });
+    const after = (await session()).body as {
+      status: string;
+      attempts: { id: string; status: string; failureCode: string; subscriptionId: string }[];
+    };
+    expect(report.resolved).toContain(after.attempts[0]!.id);
+    expect(after.status).toBe('open');
+    expect(after.attempts[0]).toMatchObject({ status: 'declined', failureCode: 'declined' });
+    const sub = await t.sandbox.call(
+      'GET',
+      `/v1/recurrences/subscriptions/${after.attempts[0]!.subscriptionId}`,
+    );
+    expect(sub.body).toMatchObject({ status: 'Canceled' });
+  });
+
   it('a card the vault refuses leaves the session open with an attempt used', async () => {
     const created = (await createSession({ planId })).body as { clientSecret: string };
     const res = await t.pay(
