@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Clock } from '../lib/clock';
-import { exchange, keepAliveAgents } from '../lib/http-exchange';
+import { AnswerTooLargeError, exchange, keepAliveAgents } from '../lib/http-exchange';
 import {
   GatewayDeclinedError,
   GatewayNetworkError,
@@ -215,6 +215,15 @@ export function createTransport(opts: GatewayClientOptions) {
         return { status: res.status, text: await inTime(res.text(), (err) => ac.abort(err)) };
       } catch (err) {
         if (err instanceof GatewayTimeoutError || expired) throw timeout();
+        if (err instanceof AnswerTooLargeError) {
+          // It answered (2xx or not): for a call that moves money, the outcome is unknown.
+          throw new GatewayProtocolError({
+            status: err.status,
+            operation,
+            message: `${operation}: ${err.message}, not read`,
+            cause: err,
+          });
+        }
         const code = causeCode(err);
         throw new GatewayNetworkError({
           status: 0,

@@ -48,6 +48,30 @@ export interface ExchangeInit {
    * (the connection is still reused).
    */
   readBody?: boolean;
+  /**
+   * The most of an answer's body read, in bytes (default `MAX_ANSWER_BYTES`); past it the
+   * request is destroyed and the answer rejects with `AnswerTooLargeError`.
+   */
+  maxBodyBytes?: number;
+}
+
+/**
+ * 32 MB: far beyond any answer of the gateway spec (a ledger search of a busy account is a
+ * few MB), and far below what would exhaust memory or V8's longest string (≈ 512 MB, past
+ * which appending threw inside a stream listener: an uncaught exception, the process gone).
+ */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** An answer whose body outgrew `maxBodyBytes`: its status had arrived, the rest was not read. */
+export class AnswerTooLargeError extends Error {
+  readonly code = 'EANSWERTOOLARGE';
+  constructor(
+    readonly status: number,
+    readonly limit: number,
+  ) {
+    super(`the answer (HTTP ${status}) is larger than ${limit} bytes`);
+    this.name = 'AnswerTooLargeError';
+  }
 }
 
 export interface Exchange {
@@ -80,10 +104,22 @@ export function exchange(url: string | URL, init: ExchangeInit): Exchange {
           res.on('end', () => resolve({ status, text: '' }));
           return;
         }
-        res.setEncoding('utf8');
-        let text = '';
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status, text }));
+        const limit = init.maxBodyBytes ?? MAX_ANSWER_BYTES;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limit) {
+            const err = new AnswerTooLargeError(status, limit);
+            reject(err);
+            req?.destroy(err);
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () =>
+          resolve({ status, text: Buffer.concat(chunks, size).toString('utf8') }),
+        );
       },
     );
     req.on('error', reject);
