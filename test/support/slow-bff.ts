@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startBff, type TestBff } from './bff';
 
 /**
@@ -22,4 +22,17 @@ export async function startSlowBff(): Promise<{ slow: TestBff; helper: TestBff }
   }
   expect(ready).toBe(200);
   return { slow, helper };
+}
+
+/** `startSlowBff` for a whole suite: started before its tests, both closed after them. */
+export function slowBffForSuite(): { readonly slow: TestBff; readonly helper: TestBff } {
+  const pair = {} as { slow: TestBff; helper: TestBff };
+  beforeAll(async () => {
+    Object.assign(pair, await startSlowBff());
+  });
+  afterAll(async () => {
+    await pair.slow?.close();
+    await pair.helper?.close();
+  });
+  return pair;
 }

@@ -54,6 +54,9 @@ function utcDay(at: Date, days: number): string {
 
 const DEFAULT_STRANDED_MS = 2 * 30 * MS.second + MS.minute;
 
+/** How far past today the ledger search reaches (the whole window stays within 366 days). */
+const SEARCH_DAYS_AHEAD = 62;
+
 /**
  * Settles attempts whose outcome is unknown: a gateway call that timed out or failed after
  * sending (session `pending`), or one a crash left without an answer (session `processing`
@@ -93,14 +96,21 @@ export async function resolveUnknownAttempts(
     }
   }
 
-  // One search covers every attempt: from the day before the oldest to the day after today
-  // (the gateway's operation date is a São Paulo day; a day each side covers any offset).
-  const sales: ConcilSummaryRow[] = unknown.some((a) => !a.plan_id)
+  // One search covers every attempt: from the day before the oldest (the gateway's operation
+  // date is a São Paulo day; a day each side covers any offset) to well after today. A sale is
+  // dated by the gateway's clock, not ours: one ahead of ours (a sandbox whose business clock
+  // was moved on, or a clock that drifted) dates it after our "today", and a window ending
+  // tomorrow would miss it and declare a charged payment not to have happened.
+  const oldest = unknown.find((a) => !a.plan_id);
+  const sales: ConcilSummaryRow[] = oldest
     ? await ctx.gateway.searchConcilByOperationDate(
         {
           accountNumber: opts.accountNumber,
-          startDate: utcDay(new Date(unknown.find((a) => !a.plan_id)!.created_at), -1),
-          endDate: utcDay(now, 1),
+          startDate: utcDay(new Date(oldest.created_at), -1),
+          endDate: utcDay(
+            new Date(Math.min(now.getTime(), Date.parse(oldest.created_at) + 300 * MS.day)),
+            SEARCH_DAYS_AHEAD,
+          ),
         },
         { timeoutMs: 10_000 },
       )
@@ -174,6 +184,15 @@ export async function resolveUnknownAttempts(
     }
     if (found) {
       report.resolved.push(a.id);
+    } else if (due && !a.plan_id && a.method === 'debit' && unreferencedSaleOf(sales, a.amount)) {
+      // The spec's 3-D Secure body has no referenceTransaction: we send one, but a gateway
+      // that drops it lists our debit sale with none. A sale of this amount with no reference
+      // may be this one: not proof that it did not happen.
+      ctx.logger.warn(
+        { event: 'payment.unprovable', attemptId: a.id, sessionId: a.session_id },
+        'a sale of this amount without a reference is in the ledger: the debit stays pending',
+      );
+      report.stillUnknown.push(a.id);
     } else if (due) {
       await declareNotHappened(ctx, a.id, a.session_id);
       report.notHappened.push(a.id);
@@ -182,6 +201,10 @@ export async function resolveUnknownAttempts(
     }
   }
   return report;
+}
+
+function unreferencedSaleOf(sales: readonly ConcilSummaryRow[], amount: number): boolean {
+  return sales.some((r) => !r.transactionReference && reaisToCents(r.amount) === amount);
 }
 
 /** The order numbers of a plan's unknown attempts whose gateway calls have certainly ended. */
