@@ -32,6 +32,8 @@ export type { FirstReads, PaymentHost, Status } from './payment-host';
 
 /** Times a pay whose answer was lost is sent again while the session still reads open. */
 const MAX_RESENDS = 3;
+/** After a resend refused with 429: the pay limit counts per minute. */
+const LIMITED_WAIT_MS = 10_000;
 /** How long the form waits for the session before it draws the fields without it. */
 const DRAW_FIELDS_AFTER_MS = 50;
 /** The expiry notice shows this long before the session ends. */
@@ -358,9 +360,21 @@ export class PaymentController implements ReactiveController {
   async #resend(sent: SentPay): Promise<void> {
     const api = this.#api;
     if (!api) return;
-    sent.again++;
     this.#set('paying');
-    this.#step(await api.pay(sent.body, sent.key));
+    const res = await api.pay(sent.body, sent.key);
+    if (!res.ok && res.status === 429) {
+      // Rate-limited before the BFF looked at the key: no word on the first pay, which may
+      // still be on its way. Wait, read the session, send it again; never "try again".
+      const run = this.#run;
+      this.#set('confirming');
+      this.#announce(this.host.m.confirming, 'info');
+      await sleep(LIMITED_WAIT_MS);
+      if (run !== this.#run) return;
+      this.status = 'paying';
+      return void this.#confirm();
+    }
+    sent.again++;
+    this.#step(res);
   }
 
   #step(res: ApiResult<PayResult>): void {

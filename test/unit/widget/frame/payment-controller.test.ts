@@ -1,0 +1,119 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { PayResult, PublicSession } from '../../../../contract/checkout';
+import type { ApiResult, CheckoutApi } from '../../../../widget/frame/api';
+import { PaymentController } from '../../../../widget/frame/payment-controller';
+import type { PaymentHost } from '../../../../widget/frame/payment-host';
+import { messagesFor } from '../../../../widget/i18n';
+
+// The frame's payment flow against a scripted BFF: what the shopper and the page are told
+// when answers are lost. (The same flow runs in a real Chromium in test/e2e/outcome.spec.ts.)
+
+const PEM = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString();
+
+const open: PublicSession = {
+  id: 'cs_test',
+  status: 'open',
+  amount: 1000,
+  currency: 'BRL',
+  methods: ['credit'],
+  maxInstallments: 1,
+  attemptsLeft: 3,
+  expiresAt: new Date(Date.now() + 30 * 60_000).toISOString(),
+} as PublicSession;
+
+type Answer = ApiResult<PayResult>;
+const lost: Answer = { ok: false, status: 0, body: null };
+const limited: Answer = {
+  ok: false,
+  status: 429,
+  body: [{ tag: 'rate', description: 'too many payment attempts' }],
+};
+
+function harness(payAnswers: Answer[]) {
+  const sent: { type: string; code?: string }[] = [];
+  const keys: string[] = [];
+  const api = {
+    session: () => Promise.resolve({ ok: true as const, data: open }),
+    publicKey: () => Promise.resolve({ ok: true as const, data: { key: PEM } }),
+    pay: (_body: unknown, key: string) => {
+      keys.push(key);
+      return Promise.resolve(payAnswers.shift() ?? lost);
+    },
+    completeChallenge: () => Promise.resolve(lost),
+    cancelChallenge: () => Promise.resolve(lost),
+  } as unknown as CheckoutApi;
+  const host = {
+    values: {
+      cardNumber: '4000 0000 0000 2701',
+      cardholderName: 'ANA SILVA',
+      expiry: '12/39',
+      securityCode: '123',
+      document: '',
+      method: 'credit',
+      installments: 1,
+    },
+    m: messagesFor('en'),
+    uiLocale: 'en',
+    challengeWindowSize: '05',
+    send: (m: { type: string; code?: string }) => void sent.push(m),
+    adopt: () => undefined,
+    clearCard: () => undefined,
+    focusForm: () => undefined,
+    addController: () => undefined,
+    removeController: () => undefined,
+    requestUpdate: () => undefined,
+    updateComplete: Promise.resolve(true),
+  } as unknown as PaymentHost;
+  const flow = new PaymentController(host);
+  flow.connect(api);
+  return { flow, sent, keys };
+}
+
+beforeEach(() => {
+  vi.stubGlobal('navigator', { language: 'en', userAgent: 'test' });
+  vi.stubGlobal('screen', { colorDepth: 24, height: 900, width: 1440 });
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe('a pay whose answer was lost', () => {
+  it('a resend refused by the rate limit is no answer: it waits and sends again, never "try again"', async () => {
+    const succeeded: Answer = {
+      ok: true,
+      data: {
+        status: 'succeeded',
+        payment: { amount: 1000, installments: 1, method: 'credit' },
+      } as PayResult,
+    };
+    const { flow, sent, keys } = harness([lost, limited, succeeded]);
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    // Lost; the session reads open; the same pay again is rate-limited.
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(keys).toHaveLength(2);
+    expect(sent.filter((m) => m.type === 'failed')).toEqual([]);
+    expect(flow.status).toBe('confirming');
+    // Later, sent again under the same key: the BFF answers how the first pay ended.
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+    expect(sent.filter((m) => m.type === 'failed')).toEqual([]);
+    expect(sent.map((m) => m.type)).toContain('succeeded');
+  });
+
+  it('a resend the BFF refuses for what it is (a 400) is its word: try again', async () => {
+    const refused: Answer = { ok: false, status: 400, body: [{ tag: 'x', description: 'x' }] };
+    const { flow, sent, keys } = harness([lost, refused]);
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(keys).toHaveLength(2);
+    expect(sent.filter((m) => m.type === 'failed')).toMatchObject([{ code: 'try_again_later' }]);
+  });
+});
