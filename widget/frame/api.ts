@@ -26,7 +26,15 @@ export interface CheckoutApi {
     idempotencyKey: string,
   ): Promise<ApiResult<PayResult>>;
   cancelChallenge(body: ChallengeCancelBody): Promise<ApiResult<PayResult>>;
+  /**
+   * The BFF's time (ms), from the `Date` of its last answer: the card's timestamp and the
+   * session's expiry are the gateway's and the BFF's, not a device clock that may be off.
+   */
+  now(): number;
 }
+
+/** Device clocks within this of the BFF's are taken as they are (`Date` has whole seconds). */
+const CLOCK_SLACK_MS = 2_000;
 
 /**
  * The frame page's sealed Accept header (`<meta name="checkout-handshake">`): sent back with
@@ -44,6 +52,7 @@ export function createCheckoutApi(
   fetchFn: typeof fetch = (...args) => fetch(...args),
   handshake: string | undefined = pageHandshake(),
 ): CheckoutApi {
+  let offset = 0;
   async function call<T>(
     method: 'GET' | 'POST',
     path: string,
@@ -70,6 +79,8 @@ export function createCheckoutApi(
     } catch {
       return { ok: false, status: 0, body: null };
     }
+    const skew = Date.parse(res.headers.get('date') ?? '') - Date.now();
+    if (Number.isFinite(skew)) offset = Math.abs(skew) > CLOCK_SLACK_MS ? skew : 0;
     let json: unknown = null;
     try {
       json = await res.json();
@@ -85,6 +96,7 @@ export function createCheckoutApi(
     pay: (body, key) => call('POST', '/pay', body, key),
     completeChallenge: (body, key) => call('POST', '/challenge/complete', body, key),
     cancelChallenge: (body) => call('POST', '/challenge/cancel', body),
+    now: () => Date.now() + offset,
   };
 }
 

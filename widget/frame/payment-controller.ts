@@ -17,14 +17,13 @@ import { detectBrand } from '../card/brand';
 import { parseDocument } from '../card/document';
 import { formatBRL } from '../card/money';
 import { digitsOnly } from '../card/number';
-import { encryptCard, importCardKey } from '../crypto/encrypt-card';
 import { collectDeviceInfo } from '../device/device-info';
 import { fmt, plural } from '../i18n/messages';
 import type { FrameToHostMessage } from '../protocol/messages';
 import type { ApiResult, CheckoutApi } from './api';
 import type { FirstReads, PaymentHost, SentPay, Status } from './payment-host';
 import { asPayResult } from './api';
-import { cardSecrets } from './form-model';
+import { CardKey } from './card-key';
 import type { Settled } from './outcome';
 import { confirmDelay, sessionVerdict, stepVerdict } from './outcome';
 
@@ -55,7 +54,7 @@ export class PaymentController implements ReactiveController {
   expiring = '';
 
   #api: CheckoutApi | null = null;
-  #cardKey: Promise<CryptoKey> | null = null;
+  #card = new CardKey();
   /** Synchronous guard: a double click pays once. */
   #busy = false;
   #challengeId: string | null = null;
@@ -112,7 +111,7 @@ export class PaymentController implements ReactiveController {
       const body: PayBody = {
         method: values.method,
         installments: values.method === 'credit' ? values.installments : 1,
-        encryptedCard: await encryptCard(await this.#key(), cardSecrets(values)),
+        encryptedCard: await this.#encrypt(values),
         cardholderName: values.cardholderName.trim(),
         // For the receipt; the full number travels only encrypted.
         last4: digitsOnly(values.cardNumber).slice(-4),
@@ -300,13 +299,14 @@ export class PaymentController implements ReactiveController {
   #scheduleExpiry(expiresAt: string): void {
     this.#clearTimers();
     const at = Date.parse(expiresAt);
-    const left = at - Date.now();
+    const now = () => this.#api?.now() ?? Date.now();
+    const left = at - now();
     this.#timers.push(
       setTimeout(
         () => {
           this.expiring = plural(
             this.host.m.expiresSoon,
-            Math.max(1, Math.ceil((at - Date.now()) / 60_000)),
+            Math.max(1, Math.ceil((at - now()) / 60_000)),
           );
           this.host.requestUpdate();
         },
@@ -325,16 +325,11 @@ export class PaymentController implements ReactiveController {
 
   /** The card key, read once (`read`: a read of it already under way). */
   #key(read?: Promise<ApiResult<{ key: string }>>): Promise<CryptoKey> {
-    const api = this.#api;
-    if (!api) return Promise.reject(new Error('not connected'));
-    this.#cardKey ??= (read ?? api.publicKey()).then((res) => {
-      if (!res.ok || typeof res.data?.key !== 'string') throw new Error('public key unavailable');
-      return importCardKey(res.data.key);
-    });
-    this.#cardKey.catch(() => {
-      this.#cardKey = null;
-    });
-    return this.#cardKey;
+    return this.#api ? this.#card.get(this.#api, read) : Promise.reject(new Error('not connected'));
+  }
+
+  #encrypt(values: PaymentHost['values']): Promise<string> {
+    return this.#card.encrypt(this.#api!, values);
   }
 
   // ---------------------------------------------------------------- steps
@@ -347,7 +342,7 @@ export class PaymentController implements ReactiveController {
     this.#set('paying');
     try {
       // A fresh ciphertext: the gateway refuses a nonce it has seen.
-      const encryptedCard = await encryptCard(await this.#key(), cardSecrets(this.host.values));
+      const encryptedCard = await this.#encrypt(this.host.values);
       this.#step(await api.completeChallenge({ challengeId, encryptedCard }, crypto.randomUUID()));
     } catch {
       void this.#confirm();

@@ -93,6 +93,22 @@ describe('asPayResult', () => {
 });
 
 describe('createCheckoutApi', () => {
+  it("tells the BFF's time from the Date of its answers, when the device's is off", async () => {
+    let bffAheadMs = 10 * 60_000;
+    const api = createCheckoutApi('cs_1_secret_abc', '/checkout/api', () =>
+      Promise.resolve(
+        new Response('{}', { headers: { date: new Date(Date.now() + bffAheadMs).toUTCString() } }),
+      ),
+    );
+    expect(Math.abs(api.now() - Date.now())).toBeLessThan(50);
+    await api.session();
+    expect(Math.abs(api.now() - (Date.now() + bffAheadMs))).toBeLessThan(1_500);
+    // Within two seconds (a Date has whole seconds), the device's own clock is kept.
+    bffAheadMs = 900;
+    await api.session();
+    expect(Math.abs(api.now() - Date.now())).toBeLessThan(50);
+  });
+
   it('sends the secret as a Bearer header, the idempotency key, never in the URL', async () => {
     const calls: { url: string; init: RequestInit }[] = [];
     const api = createCheckoutApi('cs_1_secret_abc', '/checkout/api', async (url, init) => {

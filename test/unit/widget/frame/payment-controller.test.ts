@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { constants, generateKeyPairSync, privateDecrypt } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PayResult, PublicSession } from '../../../../contract/checkout';
 import type { ApiResult, CheckoutApi } from '../../../../widget/frame/api';
@@ -9,9 +9,18 @@ import { messagesFor } from '../../../../widget/i18n';
 // The frame's payment flow against a scripted BFF: what the shopper and the page are told
 // when answers are lost. (The same flow runs in a real Chromium in test/e2e/outcome.spec.ts.)
 
-const PEM = generateKeyPairSync('rsa', { modulusLength: 2048 })
-  .publicKey.export({ type: 'spki', format: 'pem' })
-  .toString();
+const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const PEM = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+
+/** The card plaintext inside a pay body's ciphertext (what the gateway would read). */
+function plaintextOf(body: unknown): { timestamp: number } {
+  const cipher = Buffer.from((body as { encryptedCard: string }).encryptedCard, 'base64');
+  const plain = privateDecrypt(
+    { key: pair.privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+    cipher,
+  );
+  return JSON.parse(plain.toString('utf8')) as { timestamp: number };
+}
 
 const open: PublicSession = {
   id: 'cs_test',
@@ -32,16 +41,24 @@ const limited: Answer = {
   body: [{ tag: 'rate', description: 'too many payment attempts' }],
 };
 
-function harness(payAnswers: Answer[]) {
+/** `bffAheadMs`: how far the BFF's clock is ahead of the device's (negative: behind). */
+function harness(payAnswers: Answer[], { session = open, bffAheadMs = 0 } = {}) {
   const sent: { type: string; code?: string }[] = [];
   const keys: string[] = [];
+  const bodies: unknown[] = [];
+  let reads = 0;
   const api = {
-    session: () => Promise.resolve({ ok: true as const, data: open }),
+    session: () => {
+      reads++;
+      return Promise.resolve({ ok: true as const, data: session });
+    },
     publicKey: () => Promise.resolve({ ok: true as const, data: { key: PEM } }),
-    pay: (_body: unknown, key: string) => {
+    pay: (body: unknown, key: string) => {
       keys.push(key);
+      bodies.push(body);
       return Promise.resolve(payAnswers.shift() ?? lost);
     },
+    now: () => Date.now() + bffAheadMs,
     completeChallenge: () => Promise.resolve(lost),
     cancelChallenge: () => Promise.resolve(lost),
   } as unknown as CheckoutApi;
@@ -69,7 +86,7 @@ function harness(payAnswers: Answer[]) {
   } as unknown as PaymentHost;
   const flow = new PaymentController(host);
   flow.connect(api);
-  return { flow, sent, keys };
+  return { flow, sent, keys, bodies, reads: () => reads };
 }
 
 beforeEach(() => {
@@ -115,5 +132,27 @@ describe('a pay whose answer was lost', () => {
     await vi.advanceTimersByTimeAsync(2_000);
     expect(keys).toHaveLength(2);
     expect(sent.filter((m) => m.type === 'failed')).toMatchObject([{ code: 'try_again_later' }]);
+  });
+});
+
+describe("a device clock that is not the BFF's", () => {
+  it('the card is timestamped by the BFF clock: a device 10 minutes fast can still pay', async () => {
+    // The gateway refuses a ciphertext dated 5 minutes ahead of it, or 15 behind.
+    for (const bffAheadMs of [-10 * 60_000, 20 * 60_000]) {
+      const { flow, bodies } = harness([lost], { bffAheadMs });
+      await vi.advanceTimersByTimeAsync(100);
+      await flow.submit();
+      const { timestamp } = plaintextOf(bodies[0]);
+      expect(Math.abs(timestamp - (Date.now() + bffAheadMs))).toBeLessThan(5_000);
+    }
+  });
+
+  it('a device an hour fast neither shows the expiry notice at once nor reads every second', async () => {
+    // 30 minutes left by the BFF's clock; by the device's, half an hour past.
+    const session = { ...open, expiresAt: new Date(Date.now() - 30 * 60_000).toISOString() };
+    const { flow, reads } = harness([], { session, bffAheadMs: -60 * 60_000 });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(flow.expiring).toBe('');
+    expect(reads()).toBe(1);
   });
 });
