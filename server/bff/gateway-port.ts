@@ -60,6 +60,8 @@ export interface BffGateway {
     input: { subscriptionId: string; status: 'Actived' | 'Canceled' },
     opts?: GatewayCallOptions,
   ): Promise<{ id: string }>;
+  /** Subscription checkout: a first billing left waiting (`Opened`) is canceled itself. */
+  cancelBilling(billingId: string, opts?: GatewayCallOptions): Promise<string>;
   /** Subscription checkout: the billings (newest first) of this merchant. */
   searchBillings(
     query?: {

@@ -107,7 +107,10 @@ export async function settleSubscription(
   if (!(await updateAttemptInFlight(ctx.db, attemptId, evidence))) {
     return settledMeanwhile(ctx, row.id, attemptId);
   }
-  if (!(await cancelSubscription(ctx, subscriptionId, code, log))) {
+  if (
+    !(await cancelOpenedBilling(ctx, billing!, log)) ||
+    !(await cancelSubscription(ctx, subscriptionId, code, log))
+  ) {
     return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
   }
   return endAttemptAsFailure(ctx, row, attemptId, code, true, SETTLES_FROM, {
@@ -144,6 +147,28 @@ async function firstBillingSale(
     if (!classifyGatewayError(err)) throw err;
     log.warn({ attemptId }, 'first billing sale not read from the ledger yet');
     return {};
+  }
+}
+
+/**
+ * An `Opened` first billing (waiting for a retry, or not processed yet) is canceled itself:
+ * the spec gives the billing cancel as the way to stop a payment not yet finalized, and says
+ * nothing of what canceling its subscription does to it (the gateway may still retry it and
+ * charge the card while the shopper pays with another). False when it was not canceled: the
+ * refusal may mean it was paid meanwhile, so the attempt stays unknown and is read again.
+ */
+async function cancelOpenedBilling(ctx: BffContext, billing: Billing, log: Logger) {
+  if (billing.status !== 'Opened') return true;
+  try {
+    await ctx.gateway.cancelBilling(billing.id, { timeoutMs: 10_000 });
+    return true;
+  } catch (err) {
+    if (!classifyGatewayError(err)) throw err;
+    log.error(
+      { event: 'billing.cancel_failed', billingId: billing.id },
+      'first billing waiting for a retry not canceled yet: pending, tried again',
+    );
+    return false;
   }
 }
 

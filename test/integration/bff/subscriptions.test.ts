@@ -345,6 +345,47 @@ describe('subscription checkout (planId)', () => {
     expect(first?.status).toBe('Canceled');
   });
 
+  it('a first billing waiting for its retry is canceled itself; until it is, the pay is pending', async () => {
+    const retrying = await createPlan({
+      name: 'Retry billing monthly',
+      amount: 23.9,
+      planType: 'Monthly',
+      attempts: 2,
+    });
+    const created = (await createSession({ planId: retrying })).body as {
+      id: string;
+      clientSecret: string;
+    };
+    // The billing cancel fails: canceling the subscription alone may leave it to be retried.
+    await t.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: { method: 'POST', path: '/v1/recurrences/billing/*', count: 1, status: 500 },
+    });
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000009995', { method: 'credit' }),
+    );
+    expect(res.body).toEqual({ status: 'pending' });
+    const billing = async () =>
+      (
+        (await t.sandbox.call('GET', '/v1/recurrences/billing?limit=20')).body as {
+          items: { status: string; subscription: { plan: { id: string } } }[];
+        }
+      ).items.find((b) => b.subscription.plan.id === retrying)!.status;
+    expect(await billing()).toBe('Opened');
+
+    const report = await resolveUnknownAttempts(t.bff.ctx, {
+      accountNumber: DEFAULT_CLIENT.accountNumber,
+      settleAfterMs: 0,
+    });
+    const after = (
+      await t.request('GET', `/v1/checkout-sessions/${created.id}`, { headers: merchant })
+    ).body as { status: string; attempts: { id: string; status: string }[] };
+    expect(report.resolved).toContain(after.attempts[0]!.id);
+    expect(after).toMatchObject({ status: 'open', attempts: [{ status: 'declined' }] });
+    expect(await billing()).toBe('Canceled');
+  });
+
   it('a failed first billing whose subscription cannot be canceled stays pending until it is', async () => {
     const retrying = await createPlan({
       name: 'Retry cancel monthly',
