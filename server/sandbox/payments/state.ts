@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { SandboxContext } from '../context';
 import { CardKeys } from '../keys/card-keys';
 import { OutcomeQueue } from './outcomes';
@@ -7,7 +7,10 @@ import { OutcomeQueue } from './outcomes';
 export interface PaymentsState {
   keys: CardKeys;
   outcomes: OutcomeQueue;
-  /** HMAC key of PaRes tokens; per process, so a restart voids unfinished challenges. */
+  /**
+   * HMAC key of PaRes tokens: derived from the KEK, so a bank's decision made before a restart
+   * is still its word after it (a PaRes is also bound to its authentication and good once).
+   */
   paresSecret: Buffer;
   /** HMAC key of the 3DS card fingerprints: derived from the KEK, never in the database. */
   cardFingerprintKey: Buffer;
@@ -22,7 +25,7 @@ export function initPaymentsState(ctx: SandboxContext, kek: Buffer): PaymentsSta
   const state: PaymentsState = {
     keys: new CardKeys(ctx, kek),
     outcomes: new OutcomeQueue(),
-    paresSecret: randomBytes(32),
+    paresSecret: createHmac('sha256', kek).update('three-ds pares').digest(),
     cardFingerprintKey: createHmac('sha256', kek).update('three-ds card fingerprint').digest(),
     lastNoncePurgeMs: 0,
   };

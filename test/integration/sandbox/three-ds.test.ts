@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
 import {
@@ -167,6 +170,27 @@ describe('ACS challenge over HTTP form posts', () => {
     expectFieldError(await validate(a, `${paresA}x`), 400, 'pares');
     // Refusals did not burn it.
     expect((await validate(a, paresA)).status).toBe(200);
+  });
+
+  it("a bank's decision made before a restart is validated after it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-3ds-'));
+    const shared = { sb, pem };
+    try {
+      sb = await startSandbox({ dbUrl: join(dir, 'sandbox.sqlite') });
+      pem = await publicKey(sb);
+      const ch = await startChallenge();
+      const pares = hidden((await runAcs(ch, ['1234'])).last.html, 'PaRes')!;
+      await sb.close();
+      // The same store (and its key file) in a new process: the PaRes is still the bank's word.
+      sb = await startSandbox({ dbUrl: join(dir, 'sandbox.sqlite') });
+      const res = await validate(ch, pares);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ paymentAuthorization: { returnCode: '00' } });
+      await sb.close();
+    } finally {
+      ({ sb, pem } = shared);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an expired challenge is refused by the ACS and by validate', async () => {
