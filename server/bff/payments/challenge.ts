@@ -210,7 +210,13 @@ export async function cancelChallenge(
 
 export type ReturnOutcome =
   | { ok: true; challenge: ChallengeRow; origin: string }
-  | { ok: false; status: 400 | 403 | 404 | 409 | 410; reason: string };
+  | {
+      ok: false;
+      status: 400 | 403 | 404 | 409 | 410;
+      reason: string;
+      /** The page that may frame the refusal: known once the answer proved the secret. */
+      origin?: string;
+    };
 
 /**
  * `POST /checkout/challenge/:id/return`: the ACS answer. The MD must match (compared in
@@ -231,14 +237,17 @@ export async function acceptChallengeReturn(
   if (!challengeSecretMatches(form.md, ch.md)) {
     return { ok: false, status: 403, reason: 'The authentication answer does not match.' };
   }
+  // The secret matched: the refusal is shown in the merchant's challenge dialog, framed by its
+  // page (with frame-ancestors 'none' the shopper saw the browser's "refused to connect").
+  const origin = session.origin;
   if (ch.status !== 'pending') {
-    return { ok: false, status: 409, reason: 'This authentication was already answered.' };
+    return { ok: false, status: 409, reason: 'This authentication was already answered.', origin };
   }
   if (ctx.clock.now().getTime() >= Date.parse(ch.expires_at)) {
-    return { ok: false, status: 410, reason: 'This authentication has expired.' };
+    return { ok: false, status: 410, reason: 'This authentication has expired.', origin };
   }
   if (!(await storePares(ctx.db, ch.id, form.pares, ctx.clock.now()))) {
-    return { ok: false, status: 409, reason: 'This authentication was already answered.' };
+    return { ok: false, status: 409, reason: 'This authentication was already answered.', origin };
   }
   return { ok: true, challenge: ch, origin: session.origin };
 }

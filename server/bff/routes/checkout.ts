@@ -431,7 +431,7 @@ export function checkoutPageRoutes(ctx: BffContext): Hono<BffEnv> {
             { challengeId: c.req.param('id'), status: out.status },
             'challenge answer refused',
           );
-          return page(c, { frameAncestors: ["'none'"] }, out.status, () =>
+          return page(c, { frameAncestors: [out.origin ?? "'none'"] }, out.status, () =>
             challengeErrorPage(locale, RETURN_PROBLEMS[out.status]),
           );
         }

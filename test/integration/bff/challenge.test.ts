@@ -84,6 +84,11 @@ describe('3DS challenge', () => {
     const replay = await postForm(acsAnswer.action, acsAnswer.fields);
     expect(replay.status).toBe(409);
     expect(replay.text).not.toContain('postMessage');
+    // Shown where it lands, in the merchant's challenge dialog (not a blank "refused" frame).
+    expect(replay.headers.get('content-security-policy')).toContain(
+      `frame-ancestors ${MERCHANT_ORIGIN}`,
+    );
+    expect(replay.headers.get('x-frame-options')).toBeNull();
 
     const completeBody = {
       challengeId: challenge.challengeId,
@@ -250,6 +255,7 @@ describe('3DS challenge', () => {
     // Without the secret nobody can burn the attempt with a junk PaRes at the TermUrl.
     const junk = await postForm(`${target}/return`, { PaRes: 'junk', MD: 'f'.repeat(40) });
     expect(junk.status).toBe(403);
+    expect(junk.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     const launcher = await openLauncher(challenge.challengeUrl);
     expect(readForm(launcher.text, t.url).fields).toMatchObject({ MD: secret, PaReq: row.pareq });
     // The secret never reaches a log (it is in no URL the BFF sees).
