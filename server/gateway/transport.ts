@@ -159,8 +159,10 @@ export function createTransport(opts: GatewayClientOptions) {
     const cred = creds[spec.family];
     const base = spec.family === 'integration' ? integrationBase : gatewayBase;
     const url = base + spec.path + queryString(spec.query);
-    // True from the moment the current attempt's request starts: a timeout after that may
-    // have reached the gateway.
+    // True once the current attempt's request is on a connected socket (node:http), or from
+    // the moment it starts (an injected fetch, which does not tell): a timeout or network
+    // error after that may have reached the gateway. Before it (waiting for one of the
+    // agent's connections, or for a connect that never completes) the gateway has nothing.
     let sent = false;
 
     const timeout = () => new GatewayTimeoutError({ status: 0, operation, sent, timeoutMs });
@@ -196,12 +198,13 @@ export function createTransport(opts: GatewayClientOptions) {
       if (body !== undefined) headers['content-type'] = 'application/json';
       if (callOpts.idempotencyKey) headers['idempotency-key'] = callOpts.idempotencyKey;
       if (expired) throw timeout();
-      sent = true;
       try {
         if (agents) {
-          const x = exchange(url, { method: spec.method, headers, body, agents });
+          const onSent = () => void (sent = true);
+          const x = exchange(url, { method: spec.method, headers, body, agents, onSent });
           return await inTime(x.answer, (err) => x.abort(err));
         }
+        sent = true;
         const ac = new AbortController();
         const res = await inTime(
           fetchFn(url, {
@@ -228,7 +231,7 @@ export function createTransport(opts: GatewayClientOptions) {
         throw new GatewayNetworkError({
           status: 0,
           operation,
-          sent: !NOT_SENT_CODES.has(code),
+          sent: sent && !NOT_SENT_CODES.has(code),
           message: `${operation}: could not reach ${new URL(url).origin} (${code})`,
           cause: err,
         });

@@ -53,6 +53,13 @@ export interface ExchangeInit {
    * request is destroyed and the answer rejects with `AnswerTooLargeError`.
    */
   maxBodyBytes?: number;
+  /**
+   * Called once the request was handed to a connected socket (a reused one: at once; a new
+   * one: on `connect`, for https on `secureConnect`). Until then nothing can have reached the
+   * server: the request may still wait for one of the agent's `maxSockets` connections, or
+   * for a connection that never completes.
+   */
+  onSent?: () => void;
 }
 
 /**
@@ -82,7 +89,8 @@ export interface Exchange {
 
 /**
  * Sends one request. The answer rejects with the socket's error (its `code`, e.g.
- * `ECONNREFUSED`, tells whether anything was sent) or with the reason given to `abort`.
+ * `ECONNREFUSED`, tells what failed; `onSent` whether anything can have been sent) or with the
+ * reason given to `abort`.
  */
 export function exchange(url: string | URL, init: ExchangeInit): Exchange {
   const u = typeof url === 'string' ? new URL(url) : url;
@@ -123,6 +131,16 @@ export function exchange(url: string | URL, init: ExchangeInit): Exchange {
       },
     );
     req.on('error', reject);
+    const onSent = init.onSent;
+    if (onSent) {
+      req.once('socket', (socket) => {
+        // A socket is connected unless `pending`; a TLS one only sends after its handshake (a
+        // reused socket did that long ago; a new one is still connecting here, nextTick after
+        // its creation). Taking "connected" for "sent" errs on the safe side.
+        if (!socket.pending) onSent();
+        else socket.once(secure ? 'secureConnect' : 'connect', onSent);
+      });
+    }
     req.end(init.body);
   });
   return {
