@@ -19,6 +19,7 @@ import { healthRoutes } from './routes/health';
 import { merchantRoutes } from './routes/merchant';
 import { eventRoutes } from './routes/events';
 import { openApiRoutes } from './routes/openapi';
+import { createPublicKeyCache } from './routes/public-key';
 import { mountEventDelivery } from './events/delivery';
 import { merchantApiErrors } from './http/api-errors';
 import { staticRoutes } from './routes/static';
@@ -54,11 +55,12 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     ...deps.config,
     publicUrl: deps.config.publicUrl.replace(/\/+$/, ''),
   };
+  const clock = deps.clock ?? systemClock;
   const ctx: BffContext = {
     db: deps.db,
     gateway: deps.gateway,
     config,
-    clock: deps.clock ?? systemClock,
+    clock,
     logger: deps.logger ?? silentLogger,
     fetch: deps.fetch ?? fetch,
     clientAddress: clientAddressReader(config.trustProxy, () =>
@@ -69,6 +71,11 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
       ),
     ),
     rateLimits: deps.rateLimits ?? storeRateLimits(deps.db),
+    publicKey: createPublicKeyCache({
+      gateway: deps.gateway,
+      clock,
+      ttlMs: config.publicKeyTtlMs,
+    }),
   };
 
   mountEventDelivery(ctx);

@@ -6,6 +6,7 @@ import type { BffConfig } from './config';
 import type { BffKysely } from './db';
 import type { BffGateway } from './gateway-port';
 import type { RateLimits } from './http/rate-limits';
+import type { PublicKeyCache } from './routes/public-key';
 import type { SessionRow } from './sessions/store';
 
 /** What every BFF route and domain function is built from; made once by `createBffApp`. */
@@ -20,6 +21,8 @@ export interface BffContext {
   clientAddress: (c: Context) => string | undefined;
   /** Where rate-limit windows are counted (the store: shared by every instance). */
   rateLimits: RateLimits;
+  /** The gateway's card public key (`GET /checkout/api/public-key`), dropped on a refusal. */
+  publicKey: PublicKeyCache;
   /**
    * Set for one pay under its Idempotency-Key: the outcome's transaction stores the answer
    * with it (idempotency.ts `AnswerKeeper`), so the key's record costs no commit of its own.

@@ -14,6 +14,7 @@ import {
   classifyMoneyCallError,
   countsAsAttempt,
   failureCodeOf,
+  refusesCiphertext,
   type GatewayFailure,
 } from './outcomes';
 import { transitionSession } from '../sessions/transition';
@@ -139,6 +140,7 @@ export async function settleError(
   err: unknown,
   log: Logger,
 ): Promise<PayResult> {
+  dropKeyOnRefusedCiphertext(ctx, err, log);
   const failure = classifyMoneyCallError(err);
   if (!failure) {
     // A bug, not a gateway answer. The request may have left: the outcome is unknown.
@@ -146,6 +148,16 @@ export async function settleError(
     throw err;
   }
   return settle(ctx, row, attemptId, failure, log);
+}
+
+/**
+ * The gateway could not open the card's ciphertext: perhaps it was made with a key it has
+ * rotated since. The cached key is dropped so the next frame load encrypts with the new one.
+ */
+export function dropKeyOnRefusedCiphertext(ctx: BffContext, err: unknown, log: Logger): void {
+  if (!refusesCiphertext(err)) return;
+  log.warn({ event: 'checkout.ciphertext_refused' }, 'card ciphertext refused: key cache dropped');
+  ctx.publicKey.drop();
 }
 
 export async function settle(

@@ -9,7 +9,13 @@ import { updateAttempt, updateAttemptInFlight, type SessionRow } from '../sessio
 import { firstBillingFailure, firstBillingOf } from '../subscriptions/service';
 import { classifyGatewayError } from './outcomes';
 import { orderNumberOf } from './pay-common';
-import { settle, settleError, SETTLES_FROM, succeed } from './settlement';
+import {
+  dropKeyOnRefusedCiphertext,
+  settle,
+  settleError,
+  SETTLES_FROM,
+  succeed,
+} from './settlement';
 
 /**
  * A plan session: the card goes to the gateway's vault and a subscription to the plan is
@@ -38,6 +44,7 @@ export async function subscribe(
     ));
   } catch (err) {
     // Keeping a card charges nothing: a failure here certainly moved no money.
+    dropKeyOnRefusedCiphertext(ctx, err, log);
     const failure = classifyGatewayError(err);
     if (!failure) {
       await settle(ctx, row, attemptId, { kind: 'unavailable' }, log);

@@ -42,7 +42,6 @@ import {
 } from '../payments/service';
 import { authenticateClientSecret, publicSession, refreshSession } from '../sessions/service';
 import { findChallenge, findSession, setFrameAccept, type SessionRow } from '../sessions/store';
-import { createPublicKeyCache } from './public-key';
 import { frameData } from '../pages/frame-data';
 import { buildManifestReader } from '../../lib/build-manifest';
 import { join } from 'node:path';
@@ -184,7 +183,6 @@ function withChallengeSecret(ctx: BffContext, body: unknown): unknown {
 
 /** `/checkout/api/*`: what the frame calls, with the client secret. */
 export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
-  const publicKey = createPublicKeyCache(ctx);
   const payLimit = rateLimit({
     limits: ctx.rateLimits,
     scope: 'pay',
@@ -214,7 +212,7 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
     })
     .get('/public-key', async (c) => {
       try {
-        return c.json({ key: await publicKey.get() });
+        return c.json({ key: await ctx.publicKey.get() });
       } catch (err) {
         c.get('log').warn({ err: { message: (err as Error).message } }, 'public key unavailable');
         return errorResponse(

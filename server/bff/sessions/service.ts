@@ -16,7 +16,7 @@ import { challengeLauncherUrl } from '../payments/challenge-secret';
 import type { Plan } from '../../gateway/schemas';
 import { MAX_PAYMENT_CENTS, reaisToCents } from '../../gateway/money';
 import type { BffContext } from '../context';
-import { classifyGatewayError } from '../payments/outcomes';
+import { answeredNotFound, classifyGatewayError } from '../payments/outcomes';
 import {
   findSession,
   findSucceededAttempt,
@@ -61,7 +61,9 @@ export async function loadPlan(ctx: BffContext, planId: string): Promise<Result<
     plan = await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 });
   } catch (err) {
     const f = classifyGatewayError(err);
-    if (f?.kind === 'rejected') return fail(400, 'planId', 'planId: no such plan');
+    if (f?.kind === 'rejected' || answeredNotFound(err)) {
+      return fail(400, 'planId', 'planId: no such plan');
+    }
     if (!f) throw err;
     return fail(503, 'gateway', 'gateway: the plan could not be read; try again later');
   }

@@ -2,7 +2,7 @@ import type { Billing, BillingStatus, Subscription } from '../../gateway/schemas
 import { reaisToCents } from '../../gateway/money';
 import type { FailureCode } from '../checkout-api';
 import type { BffContext } from '../context';
-import { classifyGatewayError } from '../payments/outcomes';
+import { answeredNotFound, classifyGatewayError } from '../payments/outcomes';
 import { firstBillingOf as firstBillingEvidence } from '../sessions/views';
 import type { ListPage } from '../../../contract/events';
 import { readPage, type PageRequest } from '../http/pagination';
@@ -157,7 +157,7 @@ export async function listSubscriptions(
       try {
         sub = await ctx.gateway.getSubscription(id, { timeoutMs: 10_000 });
       } catch (err) {
-        if (classifyGatewayError(err)?.kind === 'rejected') continue;
+        if (classifyGatewayError(err)?.kind === 'rejected' || answeredNotFound(err)) continue;
         throw err;
       }
       const item: SubscriptionListItem = {
@@ -237,7 +237,7 @@ export async function cancelSubscription(
   } catch (err) {
     const failure = classifyGatewayError(err);
     if (!failure) throw err;
-    if (failure.kind === 'rejected') {
+    if (failure.kind === 'rejected' || answeredNotFound(err)) {
       return {
         status: 409,
         body: [
