@@ -55,7 +55,8 @@ interface Slot {
  * One cached access token per credential set (keyed by base URL, token family and user name),
  * shared by every caller of the process.
  *
- * - Refreshed ahead of expiry; however many callers wait, one token request is in flight.
+ * - Refreshed ahead of expiry, in the background while the current token is still valid;
+ *   however many callers there are, one token request is in flight.
  * - Expiry is measured on the local clock from the moment the token arrived, using the
  *   lifetime the gateway reports (`expiration − created`), so clock skew between us and the
  *   gateway does not matter.
@@ -80,20 +81,23 @@ export class TokenManager {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
   }
 
-  /** A valid token for `cred`, from the cache or from one shared token request. */
+  /**
+   * A valid token for `cred`, from the cache or from one shared token request. Inside the
+   * renewal window the current token is served at once while the renewal runs in the
+   * background (a slow or hanging token operation holds no call); only a caller without a
+   * valid token waits for it.
+   */
   async getToken(cred: TokenCredentials): Promise<string> {
     const slot = this.slot(cred);
     const now = this.clock.now().getTime();
     const cur = slot.current;
     if (cur && now < cur.refreshAt) return cur.token;
-    try {
-      return (await this.flight(cred, slot)).token;
-    } catch (err) {
-      // Renewing ahead of time failed, but the old token still works: keep using it.
-      const still = slot.current;
-      if (still && this.clock.now().getTime() < still.expiresAt) return still.token;
-      throw err;
+    if (cur && now < cur.expiresAt) {
+      // A failed renewal keeps the old token; the next caller in the window tries again.
+      this.flight(cred, slot).catch(() => undefined);
+      return cur.token;
     }
+    return (await this.flight(cred, slot)).token;
   }
 
   /**

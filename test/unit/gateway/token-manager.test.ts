@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../../server/gateway/errors';
-import { GatewayNetworkError, GatewayUnauthorizedError } from '../../../server/gateway/errors';
+import {
+  GatewayNetworkError,
+  GatewayTimeoutError,
+  GatewayUnauthorizedError,
+} from '../../../server/gateway/errors';
+import { createGatewayClient } from '../../../server/gateway/client';
 import { TokenManager, type TokenCredentials } from '../../../server/gateway/token-manager';
 import { listen } from '../../support/servers';
 import { Hono } from 'hono';
@@ -19,6 +24,22 @@ const cred = (url: string, over: Partial<TokenCredentials> = {}): TokenCredentia
   password: 'pw',
   ...over,
 });
+
+/** The token once a renewal started in the background has replaced `old` (bounded wait). */
+async function renewed(tm: TokenManager, c: TokenCredentials, old: string): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const t = await tm.getToken(c);
+    if (t !== old) return t;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the token was not renewed');
+}
+
+/** Waits (bounded) until `done()` holds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!done()) throw new Error('condition not reached');
+}
 
 describe('TokenManager', () => {
   it('1,000 concurrent callers on a cold cache cause exactly one token request', async () => {
@@ -41,10 +62,63 @@ describe('TokenManager', () => {
     expect(await tm.getToken(c)).toBe(first);
     expect(gw.state.tokenRequests).toHaveLength(1);
     clock.advance(1);
-    const again = await Promise.all(Array.from({ length: 50 }, () => tm.getToken(c)));
+    // In the renewal window the current token is still served while one renewal runs.
+    const during = await Promise.all(Array.from({ length: 50 }, () => tm.getToken(c)));
+    expect(new Set(during)).toEqual(new Set([first]));
+    const again = await renewed(tm, c, first);
+    expect(again).not.toBe(first);
     expect(gw.state.tokenRequests).toHaveLength(2);
-    expect(new Set(again).size).toBe(1);
-    expect(again[0]).not.toBe(first);
+  });
+
+  it('a hanging renewal does not hold callers while the current token is valid', async () => {
+    gw = await startFakeGateway();
+    const clock = new ManualClock();
+    const tm = new TokenManager({ clock }); // a token request may take 30 s
+    const c = cred(gw.url);
+    const first = await tm.getToken(c);
+    gw.state.tokenHang = true;
+    clock.advance(3_600_000 - 30_000); // 30 s left: inside the renewal window
+    const got = await Promise.all(Array.from({ length: 20 }, () => tm.getToken(c)));
+    expect(new Set(got)).toEqual(new Set([first]));
+    await until(() => gw!.state.tokenRequests.length >= 2);
+    expect(await tm.getToken(c)).toBe(first);
+    expect(gw.state.tokenRequests).toHaveLength(2); // one renewal, shared
+  });
+
+  it('a gateway call inside the renewal window goes out with the current token', async () => {
+    gw = await startFakeGateway((app) =>
+      app.get('/v1/cards/public-key', (c) =>
+        c.json({ key: `PEM ${c.req.header('authorization')}` }),
+      ),
+    );
+    const clock = new ManualClock();
+    const gc = createGatewayClient({
+      gatewayBaseUrl: gw.url,
+      credentials: { gateway: { userName: 'merchant', password: 'pw' } },
+      clock,
+    });
+    try {
+      const first = await gc.getPublicKey();
+      gw.state.tokenHang = true;
+      clock.advance(3_600_000 - 30_000);
+      // Waiting for the hanging renewal timed every call out (sent: false) for up to 30 s.
+      expect(await gc.getPublicKey(undefined, { timeoutMs: 1_000 })).toEqual(first);
+    } finally {
+      gc.close();
+    }
+  });
+
+  it('without a valid token a caller waits for the renewal (here: until it times out)', async () => {
+    gw = await startFakeGateway();
+    const clock = new ManualClock();
+    const tm = new TokenManager({ clock, timeoutMs: 300 });
+    const c = cred(gw.url);
+    await tm.getToken(c);
+    gw.state.tokenHang = true;
+    clock.advance(3_600_000);
+    const err = await tm.getToken(c).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GatewayTimeoutError);
+    expect((err as GatewayTimeoutError).sent).toBe(false);
   });
 
   it('renews a short-lived token at 80% of its lifetime', async () => {
@@ -57,7 +131,7 @@ describe('TokenManager', () => {
     clock.advance(79_999);
     expect(await tm.getToken(c)).toBe(first);
     clock.advance(1);
-    expect(await tm.getToken(c)).not.toBe(first);
+    expect(await renewed(tm, c, first)).not.toBe(first);
     expect(gw.state.tokenRequests).toHaveLength(2);
   });
 
