@@ -205,8 +205,8 @@ export class TokenManager {
         message: `${operation}: the token answer is not an authenticated access token`,
       });
     }
-    const created = Date.parse(parsed.data.created);
-    const expiration = Date.parse(parsed.data.expiration);
+    const created = Date.parse(parsed.data.created ?? '');
+    const expiration = Date.parse(parsed.data.expiration ?? '');
     // Without usable dates assume a short life so we ask again soon (the spec says "not shown").
     const lifetime =
       Number.isFinite(created) && Number.isFinite(expiration) && expiration > created

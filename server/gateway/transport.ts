@@ -292,7 +292,7 @@ export const THREE_DS_CHALLENGE_STATUS = 'PENDING_AUTHENTICATION';
  */
 function throwIfDeclined(operation: string, data: unknown, status: number): void {
   const answer = data as {
-    paymentAuthorization?: { returnCode: string; description: string };
+    paymentAuthorization?: { returnCode: string; description?: string | null };
     threeDs?: { status?: string };
   };
   if (answer.threeDs?.status === THREE_DS_CHALLENGE_STATUS) return;
@@ -302,7 +302,7 @@ function throwIfDeclined(operation: string, data: unknown, status: number): void
       operation,
       status,
       returnCode: auth.returnCode,
-      description: auth.description,
+      description: auth.description ?? '',
       response: data,
     });
   }

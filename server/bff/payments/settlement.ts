@@ -107,27 +107,23 @@ export async function settleAuthorization(
   log: Logger,
 ): Promise<PayResult> {
   if (auth.returnCode !== '00') {
-    return settle(
-      ctx,
-      row,
-      attemptId,
-      {
-        kind: 'declined',
-        returnCode: auth.returnCode,
-        ids: {
+    // A decline may come without ids (the spec marks none as always present).
+    const ids = auth.paymentId
+      ? {
           paymentId: auth.paymentId,
-          authorizationCode: auth.authorizationCode,
+          authorizationCode: auth.authorizationCode ?? null,
           nsu: auth.nsu ?? null,
-        },
-      },
-      log,
-    );
+        }
+      : undefined;
+    const declined = { kind: 'declined' as const, returnCode: auth.returnCode };
+    return settle(ctx, row, attemptId, ids ? { ...declined, ids } : declined, log);
   }
+  // The answer's schema makes an approval name its paymentId.
   log.info({ paymentId: auth.paymentId }, 'payment succeeded');
   return succeed(ctx, row.id, attemptId, {
-    payment_id: auth.paymentId,
+    payment_id: auth.paymentId ?? null,
     nsu: auth.nsu ?? null,
-    authorization_code: auth.authorizationCode,
+    authorization_code: auth.authorizationCode ?? null,
     return_code: auth.returnCode,
   });
 }

@@ -162,35 +162,50 @@ export const THREE_DS_STATUSES = [
   'AUTHENTICATION_FAILED',
 ] as const;
 
-export const PaymentAuthorizationSchema = z.object({
-  returnCode: z.string(),
-  description: z.string(),
-  paymentId: z.string(),
-  authorizationCode: z.string(),
-  orderNumber: z.string().optional(),
-  expireAt: z.string().optional(),
-  amount: z.number().int(),
-  releaseAt: z.string(),
-  /** Sandbox extension: the NSU, which reconciliation and webhooks key on. */
-  nsu: z.string().optional(),
-  /**
-   * Sandbox extension: `PENDING_AUTHENTICATION` while a 3DS challenge waits (then
-   * `returnCode` is empty). Read `threeDs.status` first: such an answer is no decline.
-   */
-  status: z.string().optional(),
-});
+/** Approved return code; anything else in `returnCode` is a decline. */
+export const APPROVED_RETURN_CODE = '00';
+
+/**
+ * `paymentAuthorization`. The spec's table marks none of its fields as always present (and a
+ * decline has no authorization code to give): only `returnCode`, without which an answer
+ * cannot be judged, is required; an approval must name its `paymentId` too. The others may be
+ * null or missing (a decline with `authorizationCode: null` is a decline, not a protocol error).
+ */
+export const PaymentAuthorizationSchema = z
+  .object({
+    returnCode: z.string(),
+    description: z.string().nullish(),
+    paymentId: z.string().nullish(),
+    authorizationCode: z.string().nullish(),
+    orderNumber: z.string().nullish(),
+    expireAt: z.string().nullish(),
+    amount: z.number().int().nullish(),
+    releaseAt: z.string().nullish(),
+    /** Sandbox extension: the NSU, which reconciliation and webhooks key on. */
+    nsu: z.string().nullish(),
+    /**
+     * Sandbox extension: `PENDING_AUTHENTICATION` while a 3DS challenge waits (then
+     * `returnCode` is empty). Read `threeDs.status` first: such an answer is no decline.
+     */
+    status: z.string().nullish(),
+  })
+  .refine((a) => a.returnCode !== APPROVED_RETURN_CODE || !!a.paymentId, {
+    path: ['paymentId'],
+    error: 'an approval must name its payment',
+  });
 export type PaymentAuthorization = z.infer<typeof PaymentAuthorizationSchema>;
 
+/** `threeDs`: its `status` decides the answer; the rest may be null or missing. */
 export const ThreeDsSchema = z.object({
   status: z.string(),
-  threeDsVersion: z.string().optional(),
-  acsUrl: z.string().optional(),
-  pareq: z.string().optional(),
-  authenticationTransactionId: z.string().optional(),
-  eci: z.string().optional(),
-  paresStatus: z.string().optional(),
-  threeDsStatus: z.string().optional(),
-  veresEnrolled: z.string().optional(),
+  threeDsVersion: z.string().nullish(),
+  acsUrl: z.string().nullish(),
+  pareq: z.string().nullish(),
+  authenticationTransactionId: z.string().nullish(),
+  eci: z.string().nullish(),
+  paresStatus: z.string().nullish(),
+  threeDsStatus: z.string().nullish(),
+  veresEnrolled: z.string().nullish(),
 });
 export type ThreeDs = z.infer<typeof ThreeDsSchema>;
 
@@ -211,6 +226,3 @@ export const CreditPaymentResponseSchema = z.object({
   paymentAuthorization: PaymentAuthorizationSchema,
 });
 export type CreditPaymentResponse = z.infer<typeof CreditPaymentResponseSchema>;
-
-/** Approved return code; anything else in `returnCode` is a decline. */
-export const APPROVED_RETURN_CODE = '00';

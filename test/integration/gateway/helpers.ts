@@ -112,7 +112,7 @@ async function postForm(url: string, fields: Record<string, string>): Promise<st
 /** Plays the cardholder on the sandbox ACS with `otp`; returns the PaRes it answers. */
 export async function answerChallenge(
   sb: TestSandbox,
-  ch: { acsUrl?: string | undefined; pareq?: string | undefined },
+  ch: { acsUrl?: string | null | undefined; pareq?: string | null | undefined },
   otp = '1234',
 ): Promise<string> {
   await postForm(ch.acsUrl!, { PaReq: ch.pareq!, MD: 'md-1', TermUrl: 'http://127.0.0.1:9/r' });

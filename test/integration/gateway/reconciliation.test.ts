@@ -20,7 +20,8 @@ const card = (number: string) => encryptCard(pem, number, sb.realClock.now());
 describe('gateway client against the sandbox: reconciliation', () => {
   it('finds an approved payment by code, auth code and operation date', async () => {
     const paid = await gc.createCreditPayment(creditBody(card('4000000000002701'), 30_000, 3));
-    const { authorizationCode, nsu } = paid.paymentAuthorization;
+    const { authorizationCode: code, nsu } = paid.paymentAuthorization;
+    const authorizationCode = code!;
     const today = spToday(sb.clock.now());
     const range = { accountNumber: ACCOUNT, startDate: today, endDate: today };
 
