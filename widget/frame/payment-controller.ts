@@ -440,6 +440,8 @@ export class PaymentController implements ReactiveController {
 
   #fail(code: FailureCode, retryable: boolean, attemptsLeft: number): void {
     this.#challengeId = null;
+    // A card refused as unreadable may have been sealed with a key the gateway has rotated.
+    if (code === 'invalid_card') this.#card = new CardKey();
     if (this.session) this.session = { ...this.session, attemptsLeft };
     const canRetry = retryable && attemptsLeft > 0;
     const m = this.host.m;

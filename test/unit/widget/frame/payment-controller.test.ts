@@ -47,12 +47,16 @@ function harness(payAnswers: Answer[], { session = open, bffAheadMs = 0 } = {}) 
   const keys: string[] = [];
   const bodies: unknown[] = [];
   let reads = 0;
+  let keyReads = 0;
   const api = {
     session: () => {
       reads++;
       return Promise.resolve({ ok: true as const, data: session });
     },
-    publicKey: () => Promise.resolve({ ok: true as const, data: { key: PEM } }),
+    publicKey: () => {
+      keyReads++;
+      return Promise.resolve({ ok: true as const, data: { key: PEM } });
+    },
     pay: (body: unknown, key: string) => {
       keys.push(key);
       bodies.push(body);
@@ -86,7 +90,7 @@ function harness(payAnswers: Answer[], { session = open, bffAheadMs = 0 } = {}) 
   } as unknown as PaymentHost;
   const flow = new PaymentController(host);
   flow.connect(api);
-  return { flow, sent, keys, bodies, reads: () => reads };
+  return { flow, sent, keys, bodies, reads: () => reads, keyReads: () => keyReads };
 }
 
 beforeEach(() => {
@@ -154,5 +158,24 @@ describe("a device clock that is not the BFF's", () => {
     await vi.advanceTimersByTimeAsync(10_000);
     expect(flow.expiring).toBe('');
     expect(reads()).toBe(1);
+  });
+});
+
+describe('the card key', () => {
+  it('is read once, and again after a card refused as unreadable (a rotated key)', async () => {
+    const failed = (code: string): Answer => ({
+      ok: true,
+      data: { status: 'failed', error: { code, retryable: true }, attemptsLeft: 2 } as PayResult,
+    });
+    const { flow, keyReads } = harness([failed('declined'), failed('invalid_card'), lost]);
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    expect(keyReads()).toBe(1);
+    // Back on the form after invalid_card, the key is read afresh for the next try.
+    await flow.submit();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(keyReads()).toBe(2);
+    await flow.submit();
+    expect(keyReads()).toBe(2);
   });
 });
