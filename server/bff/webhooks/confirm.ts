@@ -118,7 +118,10 @@ async function attemptByReference(
       { nsu: row.nsu, codAuth: row.cod_auth, paymentId, status },
       'webhook',
     );
-    return linked ? a : undefined;
+    if (linked) return a;
+    // Another path linked it first (the resolver, this sale's other notice on another instance,
+    // the pay call's answer): the notice is still the attempt's when the attempt holds its sale.
+    return (await holdsSale(ctx, a.id, row)) ? a : undefined;
   }
   if (a.status === 'succeeded' && a.subscription_id && a.nsu === null) {
     // The first billing of the subscription the attempt created: its evidence.
@@ -130,6 +133,18 @@ async function attemptByReference(
     return a;
   }
   return undefined;
+}
+
+/** Whether attempt `id` holds the notification's sale (its NSU and authorization code), now. */
+async function holdsSale(ctx: BffContext, id: string, row: InboxRow): Promise<boolean> {
+  const a = await ctx.db
+    .selectFrom('payment_attempts')
+    .select('id')
+    .where('id', '=', id)
+    .where('nsu', '=', row.nsu)
+    .where('authorization_code', '=', row.cod_auth)
+    .executeTakeFirst();
+  return a !== undefined;
 }
 
 /** Processes one `received` notification: applied, unmatched, or tried again later. */

@@ -7,7 +7,7 @@ import { errorResponse, nulFieldOf, nulRefused } from '../../lib/http';
 import { constantTimeEqual } from '../../lib/secrets';
 import type { BffContext, BffEnv } from '../context';
 import { processNotification } from './confirm';
-import { inboxDb, notificationHash, type InboxKysely, type InboxTables } from './store';
+import { inboxDb, receivedRow, type InboxKysely, type InboxTables } from './store';
 
 type InboxRow = InboxTables['webhook_inbox'];
 
@@ -134,21 +134,7 @@ export class WebhookReceiver {
         old_value: n.oldValue ?? null,
         new_value: n.newValue,
       };
-      outcome = await this.store({
-        ...fields,
-        body_hash: notificationHash(fields),
-        status: 'received',
-        duplicates: 0,
-        received_at: this.ctx.clock.now().toISOString(),
-        processed_at: null,
-        claimed_by: null,
-        claimed_until: null,
-        attempt_id: null,
-        tries: 0,
-        misses: 0,
-        next_try_at: null,
-        conflict: 0,
-      });
+      outcome = await this.store(receivedRow(fields, this.ctx.clock.now()));
     } catch (err) {
       log.error(
         {

@@ -78,6 +78,25 @@ export function notificationHash(n: HashedFields): string {
   );
 }
 
+/** The inbox row of a notification just received at `at`: waiting to be confirmed. */
+export function receivedRow(fields: HashedFields, at: Date): InboxTables['webhook_inbox'] {
+  return {
+    ...fields,
+    body_hash: notificationHash(fields),
+    status: 'received',
+    duplicates: 0,
+    received_at: at.toISOString(),
+    processed_at: null,
+    claimed_by: null,
+    claimed_until: null,
+    attempt_id: null,
+    tries: 0,
+    misses: 0,
+    next_try_at: null,
+    conflict: 0,
+  };
+}
+
 export function inboxDb(db: BffKysely): InboxKysely {
   return db.withTables<InboxTables>() as unknown as InboxKysely;
 }
