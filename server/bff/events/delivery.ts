@@ -180,9 +180,9 @@ export class EventDelivery {
         // The store is synchronous under SQLite: let waiting requests in between events, so
         // a round never holds the event loop for more than one event's step.
         await yieldToIo();
-        const until = await this.claimRow(row);
-        if (!until) continue;
-        await this.deliver(row, until).catch((err: unknown) => {
+        const claimed = await this.claimRow(row);
+        if (!claimed) continue;
+        await this.deliver(claimed).catch((err: unknown) => {
           // The store failed (or closed): the claim lapses and the event is sent again later.
           this.ctx.logger.warn(
             {
@@ -210,13 +210,13 @@ export class EventDelivery {
   }
 
   /**
-   * Claims one event (compare-and-set on the claim it was read with): resolves the claim's end,
-   * or null when another instance took it or it was delivered meanwhile.
+   * Claims one event (compare-and-set on the claim and the tries it was read with): resolves
+   * the row as claimed, or null when another instance took it, or tried or delivered it
+   * meanwhile.
    */
-  private async claimRow(row: EventRow): Promise<string | null> {
+  private async claimRow(row: EventRow): Promise<EventRow | null> {
     const until = new Date(this.ctx.clock.now().getTime() + this.claimMs()).toISOString();
-    const res = await claimEventQuery(this.ctx.db, row, until).executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1 ? until : null;
+    return (await claimEventQuery(this.ctx.db, row, until).executeTakeFirst()) ?? null;
   }
 
   private async send(row: EventRow): Promise<Sent> {
@@ -242,7 +242,9 @@ export class EventDelivery {
     return { status: answered.status, error: ok ? null : `HTTP ${answered.status}`, durationMs };
   }
 
-  private async deliver(row: EventRow, until: string): Promise<void> {
+  /** Sends a claimed row (`claimRow`) and records the answer while the claim holds. */
+  private async deliver(row: EventRow): Promise<void> {
+    const until = row.claimed_until!;
     const sent = await this.send(row);
     await yieldToIo();
     const now = this.ctx.clock.now();

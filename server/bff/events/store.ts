@@ -89,12 +89,15 @@ export function nextRetryQuery(db: BffKysely | Kysely<unknown>) {
 }
 
 /**
- * Claims a pending event for delivery until `until`: a compare-and-set on the claim `row` was
- * read with, so of two instances that read it only one updates it.
+ * Claims a pending event for delivery until `until`: a compare-and-set on what `row` was read
+ * with, so of two instances that read it only one updates it. Its claim alone is not enough:
+ * recording a try clears the claim again, so another instance's send and record in between
+ * would leave it as read. Every record adds one to `total_attempts`, which the claim compares
+ * too. Returns the row as claimed: what is sent and recorded is read there, not from `row`.
  */
 export function claimEventQuery(
   db: BffKysely | Kysely<unknown>,
-  row: Pick<EventRow, 'id' | 'claimed_until'>,
+  row: Pick<EventRow, 'id' | 'claimed_until' | 'total_attempts'>,
   until: string,
 ) {
   return eventsDb(db)
@@ -102,11 +105,13 @@ export function claimEventQuery(
     .set({ claimed_until: until })
     .where('id', '=', row.id)
     .where('delivery_status', '=', 'pending')
+    .where('total_attempts', '=', row.total_attempts)
     .where((eb) =>
       row.claimed_until === null
         ? eb('claimed_until', 'is', null)
         : eb('claimed_until', '=', row.claimed_until),
-    );
+    )
+    .returningAll();
 }
 
 export const eventMigrations: Migration[] = [

@@ -181,7 +181,11 @@ describe('event delivery indexes', () => {
       .execute(db)
       .then((r) => r.rows);
     // These statements are not prepared by name: each call is planned with its values.
-    const claim = claimEventQuery(db, { id: first!.id, claimed_until: null }, SEED_AT).compile();
+    const claim = claimEventQuery(
+      db,
+      { id: first!.id, claimed_until: null, total_attempts: 0 },
+      SEED_AT,
+    ).compile();
     const plan = await planOf(db, claim.sql, [...claim.parameters]);
     expect(plan).not.toContain('bff_events_due');
     expect(plan).toMatch(isPostgres(db) ? /bff_events_pkey/ : /sqlite_autoindex_bff_events_1/);
