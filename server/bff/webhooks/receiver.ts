@@ -168,6 +168,13 @@ export class WebhookReceiver {
    * request is answered once its row is durable. A movement already stored with the same body
    * (or repeated in the same group) is a duplicate: counted, not stored again. The same
    * movementId with another body is stored too and both rows are flagged `conflict`.
+   *
+   * Several instances may store the same notices at once (the gateway retrying on another
+   * one): rows are written in (movement_id, body_hash) order, never arrival order, so two
+   * transactions never wait for each other's rows crosswise (a deadlock: every request of the
+   * losing batch answered 500). On PostgreSQL each movement is also locked for the
+   * transaction first, so the conflict check sees what another instance stored of it: two
+   * bodies of one movementId reaching two instances at once are both flagged.
    */
   private store(row: InboxRow): Promise<'stored' | 'duplicate'> {
     return new Promise((resolve, reject) => {
@@ -180,18 +187,27 @@ export class WebhookReceiver {
   }
 
   private async flush(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    this.flushing = false;
+    // At most FLUSH_MAX notices a transaction: on PostgreSQL each holds a lock until the commit
+    // (the server's lock table is shared and bounded); the rest go in the next flush.
+    const batch = this.pending.splice(0, FLUSH_MAX);
+    if (this.pending.length > 0) setImmediate(() => void this.flush());
+    else this.flushing = false;
     const k = (r: { movement_id: number | string; body_hash: string }) =>
       `${Number(r.movement_id)}\n${r.body_hash}`;
-    const first = new Map<string, InboxRow>();
-    for (const p of batch) if (!first.has(k(p.row))) first.set(k(p.row), p.row);
+    // How often each (movement, body) came in this batch, in the order rows are written.
+    const times = new Map<string, { row: InboxRow; n: number }>();
+    for (const p of [...batch].sort((x, y) => byInboxKey(x.row, y.row))) {
+      const seen = times.get(k(p.row));
+      if (seen) seen.n++;
+      else times.set(k(p.row), { row: p.row, n: 1 });
+    }
+    const rows = [...times.values()].map((t) => t.row);
     const inserted = new Set<string>();
     const conflicts = new Set<number>();
     try {
       await this.db.transaction().execute(async (trx) => {
-        const rows = [...first.values()];
+        const movements = [...new Set(rows.map((r) => Number(r.movement_id)))];
+        if (isPostgres(this.ctx.db)) await lockMovements(trx, movements);
         for (let i = 0; i < rows.length; i += 100) {
           const res = await trx
             .insertInto('webhook_inbox')
@@ -201,18 +217,14 @@ export class WebhookReceiver {
             .execute();
           for (const r of res) inserted.add(k(r));
         }
-        const claimed = new Set<string>();
-        for (const p of batch) {
-          const id = k(p.row);
-          if (inserted.has(id) && !claimed.has(id)) {
-            claimed.add(id);
-            continue;
-          }
+        for (const [id, { row, n }] of times) {
+          const again = inserted.has(id) ? n - 1 : n;
+          if (again === 0) continue;
           await trx
             .updateTable('webhook_inbox')
-            .set((eb) => ({ duplicates: eb('duplicates', '+', 1) }))
-            .where('movement_id', '=', p.row.movement_id)
-            .where('body_hash', '=', p.row.body_hash)
+            .set((eb) => ({ duplicates: eb('duplicates', '+', again) }))
+            .where('movement_id', '=', row.movement_id)
+            .where('body_hash', '=', row.body_hash)
             .execute();
         }
         const ids = [...new Set(rows.filter((r) => inserted.has(k(r))).map((r) => r.movement_id))];
@@ -232,7 +244,11 @@ export class WebhookReceiver {
           await trx
             .updateTable('webhook_inbox')
             .set({ conflict: 1 })
-            .where('movement_id', 'in', [...conflicts])
+            .where(
+              'movement_id',
+              'in',
+              [...conflicts].sort((x, y) => x - y),
+            )
             .execute();
         }
       });
@@ -378,6 +394,34 @@ export function webhookReceiverRoutes(ctx: BffContext): Hono<BffEnv> {
   const receiver = new WebhookReceiver(ctx);
   receivers.set(ctx, receiver);
   return receiver.routes();
+}
+
+/** Notices stored in one transaction at most. */
+const FLUSH_MAX = 200;
+
+/** The order inbox rows are written in: (movement_id, body_hash), the same in every instance. */
+function byInboxKey(
+  x: { movement_id: number | string; body_hash: string },
+  y: { movement_id: number | string; body_hash: string },
+): number {
+  const byMovement = Number(x.movement_id) - Number(y.movement_id);
+  if (byMovement !== 0) return byMovement;
+  return x.body_hash < y.body_hash ? -1 : x.body_hash > y.body_hash ? 1 : 0;
+}
+
+/**
+ * PostgreSQL: locks `movements` until the transaction ends (advisory locks keyed by the
+ * schema and the movementId, taken in key order so two batches never wait crosswise): another
+ * instance storing one of them waits for this commit, then sees its rows.
+ */
+async function lockMovements(trx: InboxKysely, movements: number[]): Promise<void> {
+  if (movements.length === 0) return;
+  await sql`select pg_advisory_xact_lock(s.space, s.key) from (
+      select distinct hashtext(current_schema() || ':webhook_inbox') as space,
+        hashtext(m::text) as key
+      from unnest(${movements}::bigint[]) as m
+      order by key
+    ) s order by s.key`.execute(trx);
 }
 
 const receivers = new WeakMap<BffContext, WebhookReceiver>();

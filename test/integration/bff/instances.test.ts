@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BffDb } from '../../../server/bff/db';
 import {
@@ -6,7 +7,7 @@ import {
   startMaintenance,
 } from '../../../server/bff/maintenance';
 import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
-import { inboxDb } from '../../../server/bff/webhooks/store';
+import { inboxDb, receivedRow } from '../../../server/bff/webhooks/store';
 import { openDb } from '../../../server/lib/db';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
 import { startBff, testDbUrl, type TestBff } from '../../support/bff';
@@ -35,7 +36,7 @@ afterAll(async () => {
 const inbox = () => inboxDb(store.db);
 
 /** A `Canceled` notice for a movement the gateway's ledger does not know (never confirmed). */
-const notice = (t: TestBff, movementId: number) =>
+const notice = (t: TestBff, movementId: number, newValue = 'Canceled') =>
   t.request('POST', '/webhooks/gateway', {
     body: {
       movementId,
@@ -45,7 +46,7 @@ const notice = (t: TestBff, movementId: number) =>
       moment: '2026-05-01T10:00:00.000-03:00',
       type: 'TransactionStatus',
       oldValue: '',
-      newValue: 'Canceled',
+      newValue,
     },
     headers: { authorization: basic },
   });
@@ -222,4 +223,103 @@ describe('rate limits with two instances', () => {
     expect(statuses.filter((st) => st === 400)).toHaveLength(10);
     expect(statuses.filter((st) => st === 429)).toHaveLength(14);
   });
+});
+
+describe('storing notices with two instances', () => {
+  const rowsOf = (from: number, to: number) =>
+    inboxDb(store.db)
+      .selectFrom('webhook_inbox')
+      .select(['movement_id', 'duplicates', 'conflict'])
+      .where('movement_id', '>=', from)
+      .where('movement_id', '<', to)
+      .execute();
+
+  const rowOf = (m: number) =>
+    receivedRow(
+      {
+        movement_id: m,
+        nsu: String(m),
+        cod_auth: 'ZZ9999',
+        installment_number: 1,
+        moment: '2026-05-01T10:00:00.000-03:00',
+        type: 'TransactionStatus',
+        old_value: '',
+        new_value: 'Canceled',
+      },
+      new Date(),
+    );
+  /** Hands the receiver of `to` the notices `ids` in one tick, as a burst of requests would. */
+  const storeAll = (to: TestBff, ids: number[]) => {
+    const r = webhookReceiverOf(to.bff.ctx) as unknown as {
+      store(row: ReturnType<typeof rowOf>): Promise<string>;
+    };
+    return ids.map((m) => r.store(rowOf(m)));
+  };
+
+  it('a burst larger than one transaction is stored whole, each notice once', async () => {
+    const ids = Array.from({ length: 250 }, (_, i) => 9_600_000 + i);
+    const answers = await Promise.all([...storeAll(a, ids), ...storeAll(a, ids.slice(0, 10))]);
+    expect(answers.filter((x) => x === 'stored')).toHaveLength(250);
+    const rows = await rowsOf(9_600_000, 9_600_250);
+    expect(rows).toHaveLength(250);
+    expect(rows.filter((r) => Number(r.duplicates) > 0)).toHaveLength(10);
+  });
+
+  it('two bodies of one movementId reaching the two instances at once are both flagged conflict', async () => {
+    for (let i = 0; i < 20; i++) {
+      const m = 9_700_000 + i;
+      const answers = await Promise.all([notice(a, m, 'Canceled'), notice(b, m, 'Authorized')]);
+      expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    }
+    const rows = await rowsOf(9_700_000, 9_700_020);
+    expect(rows).toHaveLength(40);
+    expect(rows.filter((r) => Number(r.conflict) !== 1)).toEqual([]);
+  });
+
+  // PostgreSQL only (`npm run test:postgres`): a third connection holds a row both flushes
+  // insert, so each stops half-way through its batch (SQLite has one writer at a time).
+  const onPostgres = /^postgres(ql)?:/.test(process.env.BFF_TEST_DATABASE_URL ?? '');
+  if (onPostgres) {
+    it('on PostgreSQL, one burst flushed by both instances in opposite orders is stored, no deadlock', async () => {
+      const ids = Array.from({ length: 40 }, (_, i) => 9_800_000 + i);
+      const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(store.db))
+        .rows[0]!.s;
+      const url = new URL(process.env.BFF_TEST_DATABASE_URL!);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      const { default: pg } = await import('pg');
+      const blocker = new pg.Client({ connectionString: url.toString() });
+      await blocker.connect();
+      let stored: Promise<PromiseSettledResult<string>[]>;
+      try {
+        const middle = rowOf(ids[20]!);
+        await blocker.query('begin');
+        await blocker.query(
+          `insert into webhook_inbox (${Object.keys(middle).join(', ')})
+             values (${Object.keys(middle).map((_, i) => `$${i + 1}`)})`,
+          Object.values(middle),
+        );
+        // Each instance's batch in one flush: A in arrival order, B the other way round.
+        stored = Promise.allSettled([...storeAll(a, ids), ...storeAll(b, [...ids].reverse())]);
+        let waiting = 0;
+        for (let i = 0; i < 400 && waiting < 2; i++) {
+          await new Promise((r) => setTimeout(r, 25));
+          // A flush waiting on the blocker's row, or on the other's lock of its movements.
+          const w = await sql`select 1 from pg_stat_activity where wait_event_type = 'Lock'
+            and (query like ${'insert into "webhook_inbox"%'} or query like ${'%pg_advisory_xact_lock%'})`.execute(
+            store.db,
+          );
+          waiting = w.rows.length;
+        }
+        expect(waiting).toBe(2);
+      } finally {
+        await blocker.query('rollback');
+        await blocker.end();
+      }
+      const answers = await stored;
+      expect(answers.filter((x) => x.status === 'rejected')).toEqual([]);
+      const rows = await rowsOf(9_800_000, 9_800_040);
+      expect(rows).toHaveLength(40);
+      expect(rows.every((r) => Number(r.duplicates) === 1 && Number(r.conflict) === 0)).toBe(true);
+    });
+  }
 });
