@@ -79,9 +79,12 @@ export interface BffGateway {
     query?: { planName?: string; orderBy?: string; page?: number; limit?: number },
     opts?: GatewayCallOptions,
   ): Promise<SubscriptionSearchResponse>;
-  /** A webhook is confirmed against the ledger's sale of its NSU and authorization code. */
+  /**
+   * A webhook is confirmed against the ledger's sale of its NSU and authorization code (its
+   * NSU alone for a sale with no code: the gateway refuses an empty one).
+   */
   searchConcilByCode(
-    query: { accountNumber: string | number; nsu: string; codAuth: string },
+    query: { accountNumber: string | number; nsu: string; codAuth?: string },
     opts?: GatewayCallOptions,
   ): Promise<ConcilInstallmentRow[]>;
   /** Timed-out payments: the ledger says whether they happened (Integration API). */

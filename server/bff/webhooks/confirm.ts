@@ -1,5 +1,7 @@
 import type { ConcilInstallmentRow } from '../../gateway/schemas';
+import type { ExpressionBuilder } from 'kysely';
 import type { BffContext } from '../context';
+import type { BffDb } from '../db';
 import { linkSaleToAttempt } from '../payments/ledger-link';
 import { classifyGatewayError } from '../payments/outcomes';
 import { updateAttempt } from '../sessions/store';
@@ -18,6 +20,14 @@ export const MAX_CONFIRM_TRIES = 8;
 /** Pause before the second try, doubled for each next one (at most an hour). */
 export const FIRST_RETRY_MS = 30_000;
 const MAX_RETRY_MS = 60 * 60_000;
+
+/** An attempt's authorization code is `codAuth`; a sale with none may have it null or empty. */
+function codeIs(codAuth: string) {
+  return (eb: ExpressionBuilder<BffDb, 'payment_attempts'>) =>
+    codAuth === ''
+      ? eb.or([eb('authorization_code', '=', ''), eb('authorization_code', 'is', null)])
+      : eb('authorization_code', '=', codAuth);
+}
 
 /** Whether the ledger's sale agrees with what the notification says happened. */
 function agrees(newValue: string, sale: ConcilInstallmentRow[]): boolean {
@@ -44,8 +54,14 @@ type Outcome =
 async function confirmAndApply(ctx: BffContext, row: InboxRow): Promise<Outcome> {
   let sale: ConcilInstallmentRow[];
   try {
+    // A sale with no authorization code is searched by its NSU alone: the gateway refuses an
+    // empty codAuth (400), which no later try would change.
     sale = await ctx.gateway.searchConcilByCode(
-      { accountNumber: ctx.config.accountNumber, nsu: row.nsu, codAuth: row.cod_auth },
+      {
+        accountNumber: ctx.config.accountNumber,
+        nsu: row.nsu,
+        ...(row.cod_auth === '' ? {} : { codAuth: row.cod_auth }),
+      },
       { timeoutMs: 10_000 },
     );
   } catch (err) {
@@ -60,7 +76,7 @@ async function confirmAndApply(ctx: BffContext, row: InboxRow): Promise<Outcome>
     .selectFrom('payment_attempts')
     .select(['id', 'session_id'])
     .where('nsu', '=', row.nsu)
-    .where('authorization_code', '=', row.cod_auth)
+    .where(codeIs(row.cod_auth))
     .orderBy('created_at', 'desc')
     .executeTakeFirst();
   if (!attempt) {
@@ -107,7 +123,7 @@ async function attemptByReference(
     .executeTakeFirst();
   if (!a) return undefined;
   // Linked meanwhile (the pay call that made it has just answered).
-  if (a.nsu === row.nsu && a.authorization_code === row.cod_auth) return a;
+  if (a.nsu === row.nsu && (a.authorization_code ?? '') === row.cod_auth) return a;
   const paymentId = sale[0]!.transactionPaymentIdWeb ?? null;
   if (a.plan_id && a.status === 'unknown') return 'later';
   if (a.status === 'unknown') {
@@ -142,7 +158,7 @@ async function holdsSale(ctx: BffContext, id: string, row: InboxRow): Promise<bo
     .select('id')
     .where('id', '=', id)
     .where('nsu', '=', row.nsu)
-    .where('authorization_code', '=', row.cod_auth)
+    .where(codeIs(row.cod_auth))
     .executeTakeFirst();
   return a !== undefined;
 }

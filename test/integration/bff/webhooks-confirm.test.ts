@@ -197,6 +197,41 @@ describe('webhooks confirmed against the gateway before they apply', () => {
     expect((await payment(p.sessionId)).canceledAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
 
+  it('a notice with no authorization code the ledger does not show ends unverified, not retried forever', async () => {
+    await deliver({ movementId: 700_000_101, nsu: '99700101', codAuth: '', newValue: 'Canceled' });
+    await receiver().idle();
+    await exhaustRetries();
+    t.clock.reset(0);
+    const [row] = await rowsOf(700_000_101);
+    expect(row).toMatchObject({
+      status: 'unverified',
+      tries: MAX_CONFIRM_TRIES,
+      misses: MAX_CONFIRM_TRIES,
+      attempt_id: null,
+    });
+  });
+
+  it('a sale with no authorization code: its notice is confirmed by NSU and applied', async () => {
+    const p = await pay({ amount: 6_400 });
+    await receiver().idle();
+    // The ledger and the pay answer carry no authorization code for this sale.
+    await t.sandbox.sandbox.ctx.db
+      .updateTable('concil_installments')
+      .set({ cod_auth: '' })
+      .where('nsu', '=', p.nsu)
+      .execute();
+    await t.bff.ctx.db
+      .updateTable('payment_attempts')
+      .set({ authorization_code: null })
+      .where('nsu', '=', p.nsu)
+      .execute();
+    await deliver({ movementId: 700_000_102, nsu: p.nsu, codAuth: '', newValue: 'Authorized' });
+    await receiver().idle();
+    const [row] = await rowsOf(700_000_102);
+    expect(row).toMatchObject({ status: 'processed', tries: 1 });
+    expect(row!.attempt_id).toMatch(/^pa_/);
+  });
+
   it('a subscription’s first billing notification is linked to its checkout session', async () => {
     const plan = await t.sandbox.call('POST', '/v1/recurrences/plans', {
       body: {
