@@ -68,19 +68,40 @@ export function parseQuery<S extends z.ZodType>(c: Context, schema: S): ParseRes
   return validate(c, schema, c.req.query());
 }
 
+/** A step of the path to a value: its key under its parent (the root has none). */
+interface PathStep {
+  key: string;
+  parent: PathStep | null;
+}
+
+function dottedPath(step: PathStep | null): string {
+  const keys: string[] = [];
+  for (let at = step; at; at = at.parent) keys.push(at.key);
+  return keys.reverse().join('.');
+}
+
 /**
  * The dotted path of the first string (value or key) in `value` holding a NUL character, `''`
  * for the value itself, or null when there is none. PostgreSQL refuses NUL in text: input
  * carrying one is refused at the door, naming the field, rather than failing in a query.
+ * The walk keeps its own stack: a body nested thousands of levels deep must not exhaust the call
+ * stack (that would answer 500 instead of the validation's 400).
  */
-export function nulFieldOf(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\0') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [k, v] of Object.entries(value)) {
-    const at = path ? `${path}.${k}` : k;
-    if (k.includes('\0')) return at;
-    const found = nulFieldOf(v, at);
-    if (found !== null) return found;
+export function nulFieldOf(value: unknown): string | null {
+  const stack: { value: unknown; at: PathStep | null }[] = [{ value, at: null }];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    if (next.at?.key.includes('\0')) return dottedPath(next.at);
+    if (typeof next.value === 'string') {
+      if (next.value.includes('\0')) return dottedPath(next.at);
+      continue;
+    }
+    if (next.value === null || typeof next.value !== 'object') continue;
+    const entries = Object.entries(next.value);
+    // Pushed last to first so that the first key is walked first (depth first, in key order).
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      stack.push({ value: child, at: { key, parent: next.at } });
+    }
   }
   return null;
 }

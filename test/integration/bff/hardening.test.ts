@@ -98,6 +98,16 @@ describe('no 500 from malformed input', () => {
     expect(notice.status).toBe(400);
     expect(JSON.stringify(notice.body)).toContain('nsu: must not contain a NUL character');
   });
+
+  it('answers 400, not 500, to a JSON body nested 5,000 levels deep', async () => {
+    const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+    const res = await t.request('POST', '/v1/checkout-sessions', {
+      headers: { authorization: `Bearer ${MERCHANT_SECRET}`, 'content-type': 'application/json' },
+      body: `{"amount":1000,"origin":"https://shop.example","a":${deep}}`,
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain('unknown field(s): a');
+  });
 });
 
 describe('webhook receiver body limit', () => {

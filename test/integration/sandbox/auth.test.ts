@@ -56,6 +56,15 @@ describe('token operations', () => {
     });
     expect(form.status).toBe(415);
   });
+
+  it('answers 400, not 500, to a body nested 5,000 levels deep', async () => {
+    const body = `{"a":${'['.repeat(5_000)}${']'.repeat(5_000)}}`;
+    const res = await sb.call('POST', '/api/auth/token', { token: null, body });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      expect.arrayContaining([{ tag: 'userName', description: expect.any(String) }]),
+    );
+  });
 });
 
 describe('bearer tokens', () => {
