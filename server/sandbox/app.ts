@@ -59,8 +59,13 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
   const clock = deps.clock ?? new OffsetClock(await loadClockOffset(deps.db));
   const resetHooks: (() => void | Promise<void>)[] = [];
   const closeHooks: (() => void | Promise<void>)[] = [];
-  const scheduler = new Scheduler(clock, (offset) => saveClockOffset(deps.db, offset));
   const logger = deps.logger ?? silentLogger;
+  const scheduler = new Scheduler(
+    clock,
+    (offset) => saveClockOffset(deps.db, offset),
+    (task, err) =>
+      logger.error({ task, err: { message: (err as Error).message } }, 'scheduled task failed'),
+  );
   const ctx: SandboxContext = {
     db: deps.db,
     clock,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { SandboxContext } from '../context';
 import type { DueTask } from '../clock/scheduler';
-import { addDays, nextBusinessDay, spDate, spIso, spStartOfDay } from '../reconciliation/calendar';
+import { nextBusinessDay, spDate, spIso, spStartOfNextDay } from '../reconciliation/calendar';
 import { barcode, digitableLine, pixEmv } from './codes';
 import type { BankSlipRow } from './store';
 import { randomDigits, uuid } from '../../lib/ids';
@@ -159,7 +159,7 @@ export function overdueTask(ctx: SandboxContext): DueTask {
         .select((eb) => eb.fn.min('due_date').as('due'))
         .where('status_bill', '=', STATUS_BILL.issued)
         .executeTakeFirst();
-      return row?.due ? spStartOfDay(addDays(row.due, 1)) : null;
+      return row?.due ? spStartOfNextDay(row.due) : null;
     },
     async runDue(now) {
       await ctx.db

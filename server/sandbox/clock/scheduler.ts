@@ -14,17 +14,27 @@ export interface DueTask {
 /** Hard bound on steps of one advance, so a task that never settles cannot hang the sandbox. */
 const MAX_STEPS = 2_000_000;
 
+/** Told of a task that threw (its due time or its work); the run goes on without it. */
+export type TaskErrorReport = (task: string, err: unknown) => void;
+
 /**
  * Moves the clock and runs what fell due in time order across every registered task: each step
  * moves the clock to the earliest due instant and runs the task that owns it.
+ *
+ * A task that throws is left out for the rest of that run (the others still run, in order, and
+ * the run ends) and tried again on the next run; its error is reported once until it succeeds or
+ * fails differently, so a task failing on every 200 ms tick does not flood the log.
  */
 export class Scheduler {
   private readonly tasks: DueTask[] = [];
   private chain: Promise<unknown> = Promise.resolve();
+  /** The last error message reported per failing task. */
+  private readonly failing = new Map<string, string>();
 
   constructor(
     private readonly clock: OffsetClock,
     private readonly persistOffset: (offsetMs: number) => Promise<void>,
+    private readonly report: TaskErrorReport = () => undefined,
   ) {}
 
   register(task: DueTask): void {
@@ -55,10 +65,18 @@ export class Scheduler {
   }
 
   private async runUntil(target: Date): Promise<void> {
+    const failed = new Set<DueTask>();
     for (let step = 0; step < MAX_STEPS; step++) {
       let earliest: { task: DueTask; at: Date } | null = null;
       for (const task of this.tasks) {
-        const at = await task.nextDueAt();
+        if (failed.has(task)) continue;
+        let at: Date | null;
+        try {
+          at = await task.nextDueAt();
+        } catch (err) {
+          this.failed(task, err, failed);
+          continue;
+        }
         if (at && at.getTime() <= target.getTime() && (!earliest || at < earliest.at)) {
           earliest = { task, at };
         }
@@ -66,8 +84,21 @@ export class Scheduler {
       if (!earliest) return;
       this.clock.advanceTo(earliest.at);
       await this.persistOffset(this.clock.offset);
-      await earliest.task.runDue(this.clock.now());
+      try {
+        await earliest.task.runDue(this.clock.now());
+        this.failing.delete(earliest.task.name);
+      } catch (err) {
+        this.failed(earliest.task, err, failed);
+      }
     }
     throw new Error('scheduler: too many steps in one advance');
+  }
+
+  private failed(task: DueTask, err: unknown, failed: Set<DueTask>): void {
+    failed.add(task);
+    const message = err instanceof Error ? err.message : String(err);
+    if (this.failing.get(task.name) === message) return;
+    this.failing.set(task.name, message);
+    this.report(task.name, err);
   }
 }

@@ -63,18 +63,41 @@ function cachedOffset(instant: Date): number | null {
   return off;
 }
 
-/** The first instant of a São Paulo calendar day. */
+/** The first instant of a São Paulo calendar day (YYYY-MM-DD). */
 export function spStartOfDay(date: string): Date {
+  return startOfDay(date, 0);
+}
+
+/**
+ * The first instant of the São Paulo day after `date`: the exclusive end of that day. Computed
+ * on numbers, so it exists for 9999-12-31 too (its next day has no YYYY-MM-DD form).
+ */
+export function spStartOfNextDay(date: string): Date {
+  return startOfDay(date, 1);
+}
+
+function startOfDay(date: string, plusDays: number): Date {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const utcMidnight = Date.UTC(y, m - 1, d);
+  const utcMidnight = Date.UTC(y, m - 1, d + plusDays);
   const guess = utcMidnight - offsetAt(new Date(utcMidnight + 12 * 3_600_000));
   return new Date(guess);
 }
 
-/** A calendar date plus `days` (may be negative). */
+/** The last day a YYYY-MM-DD can name. */
+export const LAST_DATE = '9999-12-31';
+
+/**
+ * A calendar date plus `days` (may be negative). A result outside years 0000–9999 has no
+ * YYYY-MM-DD form: that throws a RangeError rather than return a malformed date (`+010000-01`).
+ */
 export function addDays(date: string, days: number): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+  const at = new Date(Date.UTC(y, m - 1, d + days));
+  const year = at.getUTCFullYear();
+  if (!(year >= 0 && year <= 9999)) {
+    throw new RangeError(`date out of range: ${date} plus ${days} days`);
+  }
+  return at.toISOString().slice(0, 10);
 }
 
 /** Whole days from `a` to `b` (both YYYY-MM-DD). */

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { SandboxContext } from '../context';
 import { refuse, type Result, type SearchEnvelope } from './common';
-import { addDays, spStartOfDay } from '../reconciliation/calendar';
+import { LAST_DATE, spStartOfDay, spStartOfNextDay } from '../reconciliation/calendar';
 import {
   selectSubscriptionsWithPlan,
   splitJoined,
@@ -58,12 +58,11 @@ export async function searchBillings(
       spStartOfDay(q.expirationDateRangeStartDate).toISOString(),
     );
   }
-  if (q.expirationDateRangeEndDate !== undefined) {
-    base = base.where(
-      'b.expire_at',
-      '<',
-      spStartOfDay(addDays(q.expirationDateRangeEndDate, 1)).toISOString(),
-    );
+  // The last day a date can name is an open end (its next day, in year 10000, has no ISO form
+  // that compares as text with the stored instants).
+  const end = q.expirationDateRangeEndDate;
+  if (end !== undefined && end < LAST_DATE) {
+    base = base.where('b.expire_at', '<', spStartOfNextDay(end).toISOString());
   }
   const { total } = await base
     .select((eb) => eb.fn.countAll<number>().as('total'))

@@ -221,3 +221,40 @@ describe('query validation and account scope', () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe('the last representable due date', () => {
+  it('a slip due 9999-12-31 is issued and the clock still runs everything else', async () => {
+    const own = await startSandbox({
+      deps: { clock: new OffsetClock(0, { now: () => new Date('2026-03-10T15:00:00Z') }) },
+    });
+    try {
+      const issueOwn = (dueDate: string) =>
+        own.call('POST', '/__sandbox/bank-slips', {
+          token: null,
+          body: { accountNumber: '1001', value: 10, dueDate },
+        });
+      const last = await issueOwn('9999-12-31');
+      expect(last.status).toBe(201);
+      const soon = await issueOwn('2026-03-11');
+      expect(soon.status).toBe(201);
+      const advanced = await own.call('POST', '/__sandbox/clock/advance', {
+        token: null,
+        body: { days: 2 },
+      });
+      expect(advanced.status).toBe(200);
+      const statusOn = async (date: string) => {
+        const params = new URLSearchParams({
+          accountNumber: '1001',
+          startDate: date,
+          endDate: date,
+        });
+        const list = await own.call('GET', `/api/billissuer/list/by/due-date?${params}`);
+        return (list.body as Row[]).map((r) => [r.id, r.statusBill]);
+      };
+      expect(await statusOn('2026-03-11')).toEqual([[(soon.body as Row).id, 9]]);
+      expect(await statusOn('9999-12-31')).toEqual([[(last.body as Row).id, 2]]);
+    } finally {
+      await own.close();
+    }
+  });
+});

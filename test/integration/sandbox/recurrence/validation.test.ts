@@ -149,6 +149,10 @@ describe('billing search', () => {
     expect(otherMid.body).toMatchObject({ total: 0 });
     const denied = await search('status=Denied');
     expect(denied.body).toMatchObject({ total: 0 });
+    // The last representable day is an open end, not a 500 (its next day is in year 10000).
+    const open = await search(`expirationDateRangeEndDate=9999-12-31&status=Paid`);
+    expect(open.status).toBe(200);
+    expect((open.body as { items: { id: string }[] }).items.map((b) => b.id)).toContain(billingId);
   });
 });
 
