@@ -144,6 +144,8 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
     ctx,
     async close() {
       for (const hook of closeHooks) await hook();
+      // Deliveries still out (their transports are closed now) record their outcomes first.
+      await scheduler.settle();
     },
   };
 }

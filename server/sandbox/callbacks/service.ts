@@ -4,6 +4,7 @@ import type { SandboxContext } from '../context';
 import type { PaymentRecord } from '../events';
 import { spIso } from '../reconciliation/calendar';
 import { afterAttempt, DELIVERY_TIMEOUT_MS } from '../webhooks/retry';
+import { outboxDeliveryTask } from '../webhooks/detached';
 import { fetchTransport, httpTransport, type WebhookTransport } from '../webhooks/transport';
 import type { CallbackRow } from './store';
 
@@ -87,57 +88,48 @@ async function attempt(transport: WebhookTransport, row: CallbackRow) {
 
 /**
  * Delivers due callbacks on the sandbox clock with the webhook schedule (a DueTask: the
- * webhooks' real-time tick and clock advances both run it), and records each outcome.
+ * webhooks' real-time tick and clock advances both run it, see `outboxDeliveryTask`), and
+ * records each outcome.
  */
 function deliveryTask(ctx: SandboxContext, transport: WebhookTransport): DueTask {
-  return {
-    name: 'callbacks.delivery',
-    async nextDueAt() {
-      const row = await ctx.db
-        .selectFrom('payment_callbacks')
-        .select((eb) => eb.fn.min('next_attempt_ms').as('next'))
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      return row?.next === null || row?.next === undefined ? null : new Date(Number(row.next));
-    },
-    async runDue(now) {
-      const nowMs = now.getTime();
-      for (;;) {
-        const due = await ctx.db
-          .selectFrom('payment_callbacks')
-          .selectAll()
+  const deliver = async (due: CallbackRow[], now: Date) => {
+    const nowMs = now.getTime();
+    let next = 0;
+    const worker = async () => {
+      while (next < due.length) {
+        const row = due[next++]!;
+        const r = await attempt(transport, row);
+        const attempts = row.attempts + 1;
+        const { status, nextMs } = afterAttempt(r.statusCode, attempts, nowMs);
+        await ctx.db
+          .updateTable('payment_callbacks')
+          .set({
+            status,
+            attempts,
+            next_attempt_ms: nextMs,
+            last_status_code: r.statusCode,
+            last_error: r.error,
+            delivered_at: status === 'delivered' ? now.toISOString() : null,
+          })
+          .where('id', '=', row.id)
           .where('status', '=', 'pending')
-          .where('next_attempt_ms', '<=', nowMs)
-          .orderBy('next_attempt_ms')
-          .orderBy('id')
-          .limit(BATCH)
           .execute();
-        if (due.length === 0) return;
-        let next = 0;
-        const worker = async () => {
-          while (next < due.length) {
-            const row = due[next++]!;
-            const r = await attempt(transport, row);
-            const attempts = row.attempts + 1;
-            const { status, nextMs } = afterAttempt(r.statusCode, attempts, nowMs);
-            await ctx.db
-              .updateTable('payment_callbacks')
-              .set({
-                status,
-                attempts,
-                next_attempt_ms: nextMs,
-                last_status_code: r.statusCode,
-                last_error: r.error,
-                delivered_at: status === 'delivered' ? now.toISOString() : null,
-              })
-              .where('id', '=', row.id)
-              .execute();
-          }
-        };
-        await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, worker));
       }
-    },
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, worker));
   };
+  return outboxDeliveryTask({
+    name: 'callbacks.delivery',
+    db: ctx.db,
+    table: 'payment_callbacks',
+    idColumn: 'id',
+    batch: BATCH,
+    deliver,
+    onError: (err) =>
+      ctx.logger.error({ err: { message: (err as Error).message } }, 'callback delivery failed'),
+    // The webhooks' 200 ms tick picks up what is left.
+    done: () => undefined,
+  });
 }
 
 /**

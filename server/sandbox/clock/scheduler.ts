@@ -1,14 +1,23 @@
 import type { OffsetClock } from '../../lib/clock';
 
 /**
+ * How a run goes: `advance` (the clock is moved: everything that falls due is done before the
+ * advance answers, in order) or `realtime` (the 200 ms tick and `runDueNow`: work that waits on
+ * the network may be started and left to finish after the run, outside the lock).
+ */
+export type RunMode = 'advance' | 'realtime';
+
+/**
  * Something that has work falling due on the sandbox clock: billings, retries, receipts,
  * overdue slips, webhook deliveries. `runDue(now)` must do everything due at or before `now`
- * and be safe to call again (running twice does nothing new).
+ * and be safe to call again (running twice does nothing new). A task that leaves work running
+ * after a real-time run reports it in `settled()`: an advance, a reset and a close wait for it.
  */
 export interface DueTask {
   name: string;
   nextDueAt(): Promise<Date | null>;
-  runDue(now: Date): Promise<void>;
+  runDue(now: Date, mode: RunMode): Promise<void>;
+  settled?(): Promise<void>;
 }
 
 /** Hard bound on steps of one advance, so a task that never settles cannot hang the sandbox. */
@@ -44,8 +53,9 @@ export class Scheduler {
   /** Advances by `ms`, running all due work in order; serialized with other advances. */
   advance(ms: number): Promise<Date> {
     return this.exclusive(async () => {
+      await this.settle();
       const target = new Date(this.clock.now().getTime() + ms);
-      await this.runUntil(target);
+      await this.runUntil(target, 'advance');
       this.clock.advanceTo(target);
       await this.persistOffset(this.clock.offset);
       return this.clock.now();
@@ -54,7 +64,12 @@ export class Scheduler {
 
   /** Runs whatever is due at the current instant (used by real-time ticks). */
   runDueNow(): Promise<void> {
-    return this.exclusive(() => this.runUntil(this.clock.now()));
+    return this.exclusive(() => this.runUntil(this.clock.now(), 'realtime'));
+  }
+
+  /** Waits for work real-time runs left going (deliveries waiting on a receiver). */
+  async settle(): Promise<void> {
+    await Promise.all(this.tasks.map((t) => t.settled?.()));
   }
 
   /** Runs `fn` with no advance or tick interleaved. */
@@ -64,7 +79,7 @@ export class Scheduler {
     return next;
   }
 
-  private async runUntil(target: Date): Promise<void> {
+  private async runUntil(target: Date, mode: RunMode): Promise<void> {
     const failed = new Set<DueTask>();
     for (let step = 0; step < MAX_STEPS; step++) {
       let earliest: { task: DueTask; at: Date } | null = null;
@@ -85,7 +100,7 @@ export class Scheduler {
       this.clock.advanceTo(earliest.at);
       await this.persistOffset(this.clock.offset);
       try {
-        await earliest.task.runDue(this.clock.now());
+        await earliest.task.runDue(this.clock.now(), mode);
         this.failing.delete(earliest.task.name);
       } catch (err) {
         this.failed(earliest.task, err, failed);

@@ -46,6 +46,7 @@ export function clockControlRoutes(ctx: SandboxContext, runResetHooks: () => Pro
       })
       .post('/reset', async (c) => {
         await ctx.scheduler.exclusive(async () => {
+          await ctx.scheduler.settle(); // no delivery records an outcome into wiped tables
           await wipeData(ctx.db);
           ctx.clock.reset(0);
           await saveClockOffset(ctx.db, 0);

@@ -2,6 +2,7 @@ import { outsideTransactionScope } from '../../lib/db';
 import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
 import { spIso } from '../reconciliation/calendar';
+import { outboxDeliveryTask } from './detached';
 import { SecretBox } from './secret-box';
 import type { NotificationRow } from './store';
 import { afterAttempt, DELIVERY_TIMEOUT_MS } from './retry';
@@ -287,36 +288,20 @@ export class WebhookService {
   }
 
   dueTask(): DueTask {
-    return {
+    return outboxDeliveryTask({
       name: 'webhooks.delivery',
-      nextDueAt: async () => {
-        const row = await this.ctx.db
-          .selectFrom('webhook_notifications')
-          .select((eb) => eb.fn.min('next_attempt_ms').as('next'))
-          .where('status', '=', 'pending')
-          .executeTakeFirst();
-        return row?.next === null || row?.next === undefined ? null : new Date(Number(row.next));
-      },
-      runDue: (now) => this.deliverDue(now),
-    };
-  }
-
-  /** Attempts every pending notification due at `now`, in batches of parallel requests. */
-  async deliverDue(now: Date): Promise<void> {
-    const nowMs = now.getTime();
-    for (;;) {
-      const due = await this.ctx.db
-        .selectFrom('webhook_notifications')
-        .selectAll()
-        .where('status', '=', 'pending')
-        .where('next_attempt_ms', '<=', nowMs)
-        .orderBy('next_attempt_ms')
-        .orderBy('movement_id')
-        .limit(BATCH)
-        .execute();
-      if (due.length === 0) return;
-      await this.deliverBatch(due, now);
-    }
+      db: this.ctx.db,
+      table: 'webhook_notifications',
+      idColumn: 'movement_id',
+      batch: BATCH,
+      deliver: (rows, now) => this.deliverBatch(rows, now),
+      onError: (err) =>
+        this.ctx.logger.error(
+          { err: { message: (err as Error).message } },
+          'webhook delivery failed',
+        ),
+      done: () => this.kick(),
+    });
   }
 
   private async deliverBatch(rows: NotificationRow[], now: Date): Promise<void> {
@@ -412,10 +397,12 @@ export class WebhookService {
       }
       for (const { set, ids } of groups.values()) {
         for (let i = 0; i < ids.length; i += 500) {
+          // Still pending: a subscription deleted while the POST was out stays canceled.
           await trx
             .updateTable('webhook_notifications')
             .set(set)
             .where('movement_id', 'in', ids.slice(i, i + 500))
+            .where('status', '=', 'pending')
             .execute();
         }
       }
