@@ -47,7 +47,8 @@ type Handler<E> = (event: E) => Promise<void> | void;
 /**
  * In-process domain events. `emit` awaits every handler in registration order so what a
  * handler writes (ledger rows, webhook outbox) is stored before the API call answers.
- * A failing handler is logged and does not undo the payment.
+ * With `emit` a failing handler is logged and does not undo the payment; with `emitAll` it
+ * undoes the change (cancellation decisions).
  */
 export class SandboxEvents {
   private readonly handlers = new Map<SandboxEvent['type'], Handler<SandboxEvent>[]>();
@@ -64,6 +65,19 @@ export class SandboxEvents {
   }
 
   async emit(event: SandboxEvent): Promise<void> {
+    await this.run(event, false);
+  }
+
+  /**
+   * Like `emit`, but the first handler failure is thrown (after being logged): called inside
+   * `inOneTransaction`, the change that caused the event rolls back with whatever the handlers
+   * wrote, rather than committing without its ledger rows or notifications.
+   */
+  async emitAll(event: SandboxEvent): Promise<void> {
+    await this.run(event, true);
+  }
+
+  private async run(event: SandboxEvent, rethrow: boolean): Promise<void> {
     for (const handler of this.handlers.get(event.type) ?? []) {
       try {
         await handler(event);
@@ -72,6 +86,7 @@ export class SandboxEvents {
           { err: { message: (err as Error).message }, event: event.type },
           'event handler failed',
         );
+        if (rethrow) throw err;
       }
     }
   }

@@ -190,31 +190,35 @@ export async function setInstallmentStatus(
   to: 'A' | 'B' | 'C',
   at: Date,
 ): Promise<ConcilRow[] | null> {
-  let q = ctx.db.selectFrom('concil_installments').selectAll();
-  if (where.paymentId) q = q.where('payment_id', '=', where.paymentId);
-  if (where.nsu) q = q.where('nsu', '=', where.nsu);
-  if (where.accountNumber) q = q.where('account_number', '=', where.accountNumber);
-  const rows = await q.orderBy('installment_number').execute();
-  if (rows.length === 0) return null;
-  const from = to === 'A' ? ['B'] : to === 'B' ? ['A'] : ['A', 'B'];
-  const moving = rows.filter((r) => from.includes(r.installment_status));
-  if (moving.length === 0) return rows;
-  await ctx.db
-    .updateTable('concil_installments')
-    .set({ installment_status: to })
-    .where(
-      'id',
-      'in',
-      moving.map((r) => r.id),
-    )
-    .execute();
-  const after = moving.map((r) => ({ ...r, installment_status: to }));
-  await webhooks.notify(
-    moving.map((r, i) =>
-      notifyInput(r, transactionStatusOf(r), transactionStatusOf(after[i]!), at),
-    ),
-  );
-  return rows.map((r) => after.find((a) => a.id === r.id) ?? r);
+  // The rows and their notifications commit together (joining the caller's transaction, e.g.
+  // a cancellation decision): a failed notification leaves the rows as they were.
+  return inOneTransaction(ctx.db, async () => {
+    let q = ctx.db.selectFrom('concil_installments').selectAll();
+    if (where.paymentId) q = q.where('payment_id', '=', where.paymentId);
+    if (where.nsu) q = q.where('nsu', '=', where.nsu);
+    if (where.accountNumber) q = q.where('account_number', '=', where.accountNumber);
+    const rows = await q.orderBy('installment_number').execute();
+    if (rows.length === 0) return null;
+    const from = to === 'A' ? ['B'] : to === 'B' ? ['A'] : ['A', 'B'];
+    const moving = rows.filter((r) => from.includes(r.installment_status));
+    if (moving.length === 0) return rows;
+    const after = moving.map((r) => ({ ...r, installment_status: to }));
+    await ctx.db
+      .updateTable('concil_installments')
+      .set({ installment_status: to })
+      .where(
+        'id',
+        'in',
+        moving.map((r) => r.id),
+      )
+      .execute();
+    await webhooks.notify(
+      moving.map((r, i) =>
+        notifyInput(r, transactionStatusOf(r), transactionStatusOf(after[i]!), at),
+      ),
+    );
+    return rows.map((r) => after.find((a) => a.id === r.id) ?? r);
+  });
 }
 
 /** Receipts fall due at the start of their São Paulo day: open A → paid P, notified Paid. */

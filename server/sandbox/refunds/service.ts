@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { inOneTransaction } from '../../lib/db';
 import type {
   CancellationRequest,
   RefundListResponse,
@@ -129,8 +130,10 @@ export async function decideCancellationRequest(
     };
   }
   const now = ctx.clock.now().toISOString();
-  const moved = await ctx.db.transaction().execute(async (trx) => {
-    const res = await trx
+  // The decision, the payment's status and what the handlers write for it (ledger rows, webhook
+  // notifications, urlCallBack) commit together; a handler that fails rolls all of it back.
+  const moved = await inOneTransaction(ctx.db, async () => {
+    const res = await ctx.db
       .updateTable('cancellation_requests')
       .set({ status: to, updated_at: now })
       .where('id', '=', id)
@@ -138,31 +141,31 @@ export async function decideCancellationRequest(
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return false;
     if (to === 'CANCELADO') {
-      await trx
+      await ctx.db
         .updateTable('payments')
         .set({ status: 'canceled', canceled_at: now })
         .where('payment_id', '=', row.payment_id)
         .execute();
     }
+    if (to === 'CANCELADO' || to === 'APROVADO') {
+      const prow = await ctx.db
+        .selectFrom('payments')
+        .selectAll()
+        .where('payment_id', '=', row.payment_id)
+        .executeTakeFirst();
+      if (prow) {
+        await ctx.events.emitAll({
+          type: to === 'CANCELADO' ? 'payment.canceled' : 'payment.refund-approved',
+          payment: toStoredPayment(prow),
+          cancellationRequestId: id,
+          at: now,
+        });
+      }
+    }
     return true;
   });
   if (!moved) {
     return { ok: false, status: 409, tag: 'status', description: 'status: changed concurrently' };
-  }
-  if (to === 'CANCELADO' || to === 'APROVADO') {
-    const prow = await ctx.db
-      .selectFrom('payments')
-      .selectAll()
-      .where('payment_id', '=', row.payment_id)
-      .executeTakeFirst();
-    if (prow) {
-      await ctx.events.emit({
-        type: to === 'CANCELADO' ? 'payment.canceled' : 'payment.refund-approved',
-        payment: toStoredPayment(prow),
-        cancellationRequestId: id,
-        at: now,
-      });
-    }
   }
   return { ok: true, request: { ...toItem({ ...row, status: to }), paymentId: row.payment_id } };
 }
