@@ -31,7 +31,8 @@ export const decimal = (precision: number, scale: number) =>
     .refine((v) => decimalPlaces(v) <= scale, {
       error: `must have at most ${scale} decimal places`,
     })
-    .refine((v) => Math.abs(Math.trunc(v)).toString().length <= precision - scale, {
+    // Compared as a number: 1e21 and beyond print in exponent form ("1e+21", 5 characters).
+    .refine((v) => Math.abs(v) < 10 ** (precision - scale), {
       error: `must have at most ${precision - scale} integer digits`,
     });
 

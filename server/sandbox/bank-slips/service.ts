@@ -141,12 +141,17 @@ export async function paySlip(
     effective_credit_date: nextBusinessDay(paymentDate),
     paid_cents: input.cents ?? slip.value_cents,
   };
-  await ctx.db.updateTable('bank_slips').set(update).where('id', '=', id).execute();
+  await ctx.db.updateTable('bank_slips').set(update).where('id', '=', slip.id).execute();
   return { ok: true, slip: { ...slip, ...update } };
 }
 
+/** A slip by its id, a GUID stored in lower case: either case finds it. */
 export async function findSlip(ctx: SandboxContext, id: string): Promise<BankSlipRow | undefined> {
-  return ctx.db.selectFrom('bank_slips').selectAll().where('id', '=', id).executeTakeFirst();
+  return ctx.db
+    .selectFrom('bank_slips')
+    .selectAll()
+    .where('id', '=', id.toLowerCase())
+    .executeTakeFirst();
 }
 
 /** Issued slips become overdue (statusBill 9) when the São Paulo day after the due date begins. */

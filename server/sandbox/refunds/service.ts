@@ -180,7 +180,8 @@ export async function listCancellationRequests(
   q: { status?: RefundStatus | undefined; id?: string | undefined; skip: number; take: number },
 ): Promise<RefundListResponse> {
   let base = ctx.db.selectFrom('cancellation_requests').where('user_name', '=', userName);
-  if (q.id !== undefined) base = base.where('id', '=', q.id);
+  // Ids are stored in lower case; the GUID schema accepts either case.
+  if (q.id !== undefined) base = base.where('id', '=', q.id.toLowerCase());
   else if (q.status !== undefined) base = base.where('status', '=', q.status);
   const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   const rows = await base

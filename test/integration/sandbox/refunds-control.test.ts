@@ -179,6 +179,10 @@ describe('cancellation requests and GET /v1/refund/list', () => {
     expect(byId.totalCount).toBe(1);
     expect(byId.items[0]?.id).toBe(ids[0]);
     expect(byId.items[0]?.operationDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    // A GUID is the same in upper case (the schema accepts both).
+    const upper = (await sb.call('GET', `/v1/refund/list?id=${ids[0]!.toUpperCase()}`))
+      .body as ListBody;
+    expect(upper.items.map((i) => i.id)).toEqual([ids[0]]);
 
     const none = (await sb.call('GET', '/v1/refund/list?status=CANCELADO&skip=50'))
       .body as ListBody;

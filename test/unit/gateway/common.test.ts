@@ -18,6 +18,14 @@ describe('decimal(precision, scale)', () => {
   ])('%s → %s', (v, ok) => {
     expect(d.safeParse(v).success).toBe(ok);
   });
+  it('bounds the integer digits of values written in exponent form too', () => {
+    const amount = decimal(18, 6); // 12 integer digits
+    expect(amount.safeParse(999_999_999_999.5).success).toBe(true);
+    expect(amount.safeParse(1e12).success).toBe(false);
+    expect(amount.safeParse(1e21).success).toBe(false);
+    expect(amount.safeParse(-1e300).success).toBe(false);
+    expect(decimal(10, 4).safeParse(-999_999.9999).success).toBe(true);
+  });
   it('counts decimal places, including exponent forms', () => {
     expect(decimalPlaces(1.5)).toBe(1);
     expect(decimalPlaces(1e-7)).toBe(7);

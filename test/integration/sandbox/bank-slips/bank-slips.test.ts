@@ -168,6 +168,12 @@ describe('paying, overdue and the four reads', () => {
       const details = await q('information', { accountNumber: '1001', [id]: onTime.id as string });
       expect(details.status).toBe(200);
       expect(details.body).toMatchObject({ id: onTime.id, status: 3, success: true, message: '' });
+      // The id is a GUID: upper case finds the same slip.
+      const upper = await q('information', {
+        accountNumber: '1001',
+        [id]: (onTime.id as string).toUpperCase(),
+      });
+      expect(upper.body).toMatchObject({ id: onTime.id, status: 3, success: true });
       expect(details.body).not.toHaveProperty('statusBill');
     }
   });
@@ -179,6 +185,9 @@ describe('paying, overdue and the four reads', () => {
     expect((await pay(failed.id)).status).toBe(409);
     expect((await pay('00000000-0000-0000-0000-000000000000')).status).toBe(404);
     expect((await pay(past.id, { paidAt: '2099-01-01T00:00:00Z' })).status).toBe(400);
+    const paidUpper = await pay(String(past.id).toUpperCase());
+    expect(paidUpper.status).toBe(200);
+    expect(paidUpper.body).toMatchObject({ id: past.id, statusBill: 3 });
   });
 });
 

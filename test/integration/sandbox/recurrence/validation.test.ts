@@ -53,6 +53,8 @@ describe('every recurrence operation refuses bad input with a 4xx naming the fie
       400,
       'planId',
     ],
+    ['POST', '/v1/recurrences/plans', { ...monthlyPlan, amount: 1e300 }, 400, 'amount'],
+    ['POST', '/v1/recurrences/plans', { ...monthlyPlan, amount: 1e12 }, 400, 'amount'],
     ['POST', '/v1/recurrences/plans/PLAN/status', {}, 400, 'status'],
     ['POST', '/v1/recurrences/plans/PLAN/status', { status: 'Paused' }, 400, 'status'],
     [
