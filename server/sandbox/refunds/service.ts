@@ -65,13 +65,17 @@ export async function openCancellationRequest(
       description: `paymentId: the payment is ${payment.status}; only approved payments can be canceled`,
     };
   }
-  const amount = input.amount ?? payment.amount;
-  if (amount > payment.amount) {
+  const left = payment.amount - (await canceledSoFar(ctx, payment.paymentId));
+  const amount = input.amount ?? left;
+  if (amount > left) {
     return {
       ok: false,
       status: 400,
       tag: 'amount',
-      description: 'amount: more than the payment amount',
+      description:
+        left === payment.amount
+          ? 'amount: more than the payment amount'
+          : `amount: more than the ${left} cents not canceled yet`,
     };
   }
   const open = await ctx.db
@@ -108,7 +112,24 @@ export async function openCancellationRequest(
   return { ok: true, request: { ...toItem(row), paymentId: payment.paymentId } };
 }
 
-/** Moves a request; reaching CANCELADO cancels the payment and emits `payment.canceled`. */
+/** Cents of a payment that decided (CANCELADO) requests gave back. */
+async function canceledSoFar(ctx: SandboxContext, paymentId: string): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('cancellation_requests')
+    .select((eb) => eb.fn.sum<number>('amount').as('cents'))
+    .where('payment_id', '=', paymentId)
+    .where('status', '=', 'CANCELADO')
+    .executeTakeFirst();
+  return Number(row?.cents ?? 0);
+}
+
+/**
+ * Moves a request. Reaching CANCELADO gives its amount back; once the requests decided give
+ * back the whole payment, the sale is canceled (every installment C, `Canceled` notified) and
+ * `payment.canceled` emitted. A partial one leaves the sale approved: the spec's `Canceled` is
+ * the irreversible cancellation of a transaction, and the rest stays to be received (or to be
+ * canceled by another request).
+ */
 export async function decideCancellationRequest(
   ctx: SandboxContext,
   id: string,
@@ -140,14 +161,16 @@ export async function decideCancellationRequest(
       .where('status', '=', row.status)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return false;
-    if (to === 'CANCELADO') {
+    const whole =
+      to === 'CANCELADO' && (await canceledSoFar(ctx, row.payment_id)) >= row.transaction_amount;
+    if (whole) {
       await ctx.db
         .updateTable('payments')
         .set({ status: 'canceled', canceled_at: now })
         .where('payment_id', '=', row.payment_id)
         .execute();
     }
-    if (to === 'CANCELADO' || to === 'APROVADO') {
+    if (whole || to === 'APROVADO') {
       const prow = await ctx.db
         .selectFrom('payments')
         .selectAll()

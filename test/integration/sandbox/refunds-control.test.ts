@@ -235,6 +235,58 @@ describe('cancellation requests and GET /v1/refund/list', () => {
       await other.close();
     }
   });
+
+  it('a partial cancellation gives its amount back and leaves the sale; the rest cancels it', async () => {
+    const p = await pay(10_000, 2);
+    const decide = async (amount: number | undefined) => {
+      const open = await control('POST', '/cancellation-requests', {
+        paymentId: p.paymentId,
+        description: 'parcial',
+        ...(amount !== undefined ? { amount } : {}),
+      });
+      expect(open.status, JSON.stringify(open.body)).toBe(201);
+      const { id } = open.body as { id: string };
+      for (const status of ['APROVADO', 'CANCELADO']) {
+        expect(
+          (await control('POST', `/cancellation-requests/${id}/decide`, { status })).status,
+        ).toBe(200);
+      }
+      return id;
+    };
+    const installments = () =>
+      sb.sandbox.ctx.db
+        .selectFrom('concil_installments')
+        .select('installment_status')
+        .where('payment_id', '=', p.paymentId)
+        .execute();
+    const canceledBefore = canceled.length;
+
+    await decide(3_000);
+    // The sale stands: still approved, its installments A, nothing told as Canceled.
+    expect((await findPayment(sb.sandbox.ctx, p.paymentId))?.status).toBe('approved');
+    expect((await installments()).map((r) => r.installment_status)).toEqual(['A', 'A']);
+    expect(canceled).toHaveLength(canceledBefore);
+    // What is left to cancel is what a next request may ask.
+    expectFieldError(
+      await control('POST', '/cancellation-requests', {
+        paymentId: p.paymentId,
+        description: 'demais',
+        amount: 7_001,
+      }),
+      400,
+      'amount',
+    );
+
+    // The rest (by default, what is left): the sale is canceled.
+    const last = await decide(undefined);
+    expect((await findPayment(sb.sandbox.ctx, p.paymentId))?.status).toBe('canceled');
+    expect((await installments()).map((r) => r.installment_status)).toEqual(['C', 'C']);
+    expect(canceled.slice(canceledBefore)).toMatchObject([{ cancellationRequestId: last }]);
+    const listed = (await sb.call('GET', `/v1/refund/list?id=${last}`)).body as {
+      items: { requestedAmount: number }[];
+    };
+    expect(listed.items[0]?.requestedAmount).toBe(70);
+  });
 });
 
 describe('outcome overrides', () => {
