@@ -4,7 +4,7 @@ import type { Anticipation } from './ledger';
 
 /**
  * The anticipation switch per account (control plane): when on, the settlements of payments
- * approved from then on are anticipated — `receivedType` A, paid on the next business day,
+ * approved from then on are anticipated — `receivedType` E (automatic), paid on the next business day,
  * `discountAntecipationTax` and `discountAntecipationValue` filled — so merchants can test
  * both shapes of the reconciliation rows. Off by default and after a reset.
  */

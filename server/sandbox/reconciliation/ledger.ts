@@ -36,8 +36,11 @@ export interface LedgerInstallment {
   antifraudTransactionU4: number;
   receivedU4: number;
   receivedDateForecast: string;
-  /** R regular; A when the account anticipates its receipts (then the two below are set). */
-  receivedType: 'R' | 'A';
+  /**
+   * R regular; E (the spec's "automatic anticipation") when the account's standing switch
+   * brought the receipt forward (then the two below are set).
+   */
+  receivedType: 'R' | 'E';
   antecipationU4: number;
   /** Percent per month charged for anticipating. */
   antecipationTaxPct: number;
@@ -80,8 +83,11 @@ export function installmentsOf(
     // brought forward (none when the regular date is not later).
     const anticipatedDate = anticipation ? nextBusinessDay(operationDate) : regularDate;
     const daysEarly = Math.max(0, daysBetween(anticipatedDate, regularDate));
-    const antecipation = anticipation
-      ? Math.round((net * anticipation.monthlyTaxPct * daysEarly) / 3000)
+    const early = anticipation !== null && daysEarly > 0;
+    // Simple interest over a long schedule (60 installments, years early) would pass the net:
+    // the discount takes at most the whole net, never more than is received.
+    const antecipation = early
+      ? Math.min(net, Math.round((net * anticipation.monthlyTaxPct * daysEarly) / 3000))
       : 0;
     const received = net - antecipation;
     return {
@@ -96,10 +102,10 @@ export function installmentsOf(
       antifraudInstallmentU4: af[i]!,
       antifraudTransactionU4: afTotal,
       receivedU4: received,
-      receivedDateForecast: daysEarly > 0 ? anticipatedDate : regularDate,
-      receivedType: anticipation ? 'A' : 'R',
+      receivedDateForecast: early ? anticipatedDate : regularDate,
+      receivedType: early ? 'E' : 'R',
       antecipationU4: antecipation,
-      antecipationTaxPct: anticipation ? anticipation.monthlyTaxPct : 0,
+      antecipationTaxPct: early ? anticipation.monthlyTaxPct : 0,
       splits: payment.configSplit?.length
         ? payment.configSplit.map((s) => {
             const pct = s.percent ?? 0;

@@ -119,10 +119,11 @@ describe('bank slip values as "0.00" strings', () => {
   });
 });
 
-// Reconciliation row: "receivedType | string | 1 | R = regular, A = one-off anticipation, …",
+// Reconciliation row: "receivedType | string | 1 | R = regular, A = one-off anticipation,
+// E = automatic anticipation" (the account switch is automatic),
 // "discountAntecipationValue | decimal | 10,4", "discountAntecipationTax | decimal | 10,4".
 describe('anticipation switch per account (control plane)', () => {
-  it('off: R with zero anticipation; on: A, next business day, the discount filled', async () => {
+  it('off: R with zero anticipation; on: E, next business day, the discount filled', async () => {
     expect((await control('GET', '/accounts/1001/anticipation')).body).toMatchObject({
       enabled: false,
     });
@@ -146,7 +147,7 @@ describe('anticipation switch per account (control plane)', () => {
       discountAntecipationValue: 0,
       discountAntecipationTax: 0,
     });
-    expect(a).toMatchObject({ receivedType: 'A', discountAntecipationTax: 3 });
+    expect(a).toMatchObject({ receivedType: 'E', discountAntecipationTax: 3 });
     expect(a.discountAntecipationValue as number).toBeGreaterThan(0);
     // Regular credit receipt: 30 days after; anticipated: the next business day.
     expect(String(r.receivedDateForeast)).toMatch(/^2026-05-01T/);

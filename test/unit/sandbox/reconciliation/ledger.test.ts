@@ -109,6 +109,47 @@ describe('installmentsOf', () => {
   });
 });
 
+describe('automatic anticipation (the account switch)', () => {
+  const credit = { transactionType: 'credit' as const, configSplit: null };
+
+  it("is the spec's E; a receipt not brought forward stays R with nothing taken", () => {
+    const [credit1] = installmentsOf(
+      { ...credit, amount: 10_000, installments: 1 },
+      '2026-05-04',
+      DEFAULT_FEES,
+      { monthlyTaxPct: 1.99 },
+    );
+    expect(credit1).toMatchObject({ receivedType: 'E', antecipationTaxPct: 1.99 });
+    expect(credit1!.antecipationU4).toBeGreaterThan(0);
+    // A Monday debit is received on Tuesday either way: nothing anticipated.
+    const [debit] = installmentsOf(
+      { transactionType: 'debit', configSplit: null, amount: 10_000, installments: 1 },
+      '2026-05-04',
+      DEFAULT_FEES,
+      { monthlyTaxPct: 1.99 },
+    );
+    expect(debit).toMatchObject({ receivedType: 'R', antecipationU4: 0, antecipationTaxPct: 0 });
+  });
+
+  it('never takes more than the net: nothing is received below zero', () => {
+    for (const [amount, installments, monthlyTaxPct] of [
+      [120_000, 12, 9],
+      [600_000, 60, 1.99],
+      [100, 99, 100],
+    ] as const) {
+      const rows = installmentsOf({ ...credit, amount, installments }, '2026-05-04', DEFAULT_FEES, {
+        monthlyTaxPct,
+      });
+      for (const r of rows) {
+        expect(r.receivedU4).toBeGreaterThanOrEqual(0);
+        expect(r.antecipationU4).toBeLessThanOrEqual(
+          r.installmentU4 - r.mdrU4 - r.trnInstallmentU4 - r.antifraudInstallmentU4,
+        );
+      }
+    }
+  });
+});
+
 describe('São Paulo calendar', () => {
   it('converts instants to calendar days at UTC−3', () => {
     expect(spDate(new Date('2026-03-14T02:59:59Z'))).toBe('2026-03-13');
