@@ -117,7 +117,7 @@ export async function cancelBilling(
 ): Promise<Result<string>> {
   const row = await ctx.db
     .selectFrom('recurrence_billings')
-    .select(['id', 'status'])
+    .select(['id', 'status', 'subscription_id'])
     .where('user_name', '=', userName)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -129,15 +129,40 @@ export async function cancelBilling(
       `the billing is ${row.status}, which is final; only an Opened billing can be canceled`,
     );
   }
+  const at = ctx.clock.now().toISOString();
   await ctx.db
     .updateTable('recurrence_billings')
-    .set({
-      status: 'Canceled',
-      next_attempt_at: null,
-      modified_date: ctx.clock.now().toISOString(),
-    })
+    .set({ status: 'Canceled', next_attempt_at: null, modified_date: at })
     .where('id', '=', id)
     .where('status', '=', 'Opened')
     .execute();
+  // The last installment of a plan with an end, canceled: the subscription ends, as it does
+  // when that installment is paid or denied.
+  await endIfComplete(ctx, row.subscription_id, at);
   return { ok: true, value: id };
+}
+
+/**
+ * A subscription whose last installment is settled (paid, denied or canceled) ends: Canceled
+ * by the system. No billing left Opened, and none left to make (`next_billing_at` null).
+ */
+export async function endIfComplete(
+  ctx: SandboxContext,
+  subscriptionId: string,
+  at: string,
+): Promise<void> {
+  const open = await ctx.db
+    .selectFrom('recurrence_billings')
+    .select('id')
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'Opened')
+    .executeTakeFirst();
+  if (open) return;
+  await ctx.db
+    .updateTable('recurrence_subscriptions')
+    .set({ status: 'Canceled', modified_date: at })
+    .where('id', '=', subscriptionId)
+    .where('status', '=', 'Active')
+    .where('next_billing_at', 'is', null)
+    .execute();
 }

@@ -4,6 +4,7 @@ import { uuidV7 } from '../../lib/ids';
 import type { DueTask } from '../clock/scheduler';
 import type { SandboxContext } from '../context';
 import { MAX_PAYMENT_CENTS, reaisToCents } from '../../gateway/money';
+import { endIfComplete } from './billings';
 import { addDaysIso } from './common';
 import type { BillingStatus, RecurrenceTables } from './store';
 import type { VaultPort } from './vault-port';
@@ -365,21 +366,7 @@ export class BillingEngine implements DueTask {
     await q.execute();
   }
 
-  /** A subscription whose last installment is settled ends: Canceled by the system. */
-  private async completeIfDone(subscriptionId: string, at: string): Promise<void> {
-    const open = await this.ctx.db
-      .selectFrom('recurrence_billings')
-      .select('id')
-      .where('subscription_id', '=', subscriptionId)
-      .where('status', '=', 'Opened')
-      .executeTakeFirst();
-    if (open) return;
-    await this.ctx.db
-      .updateTable('recurrence_subscriptions')
-      .set({ status: 'Canceled', modified_date: at })
-      .where('id', '=', subscriptionId)
-      .where('status', '=', 'Active')
-      .where('next_billing_at', 'is', null)
-      .execute();
+  private completeIfDone(subscriptionId: string, at: string): Promise<void> {
+    return endIfComplete(this.ctx, subscriptionId, at);
   }
 }

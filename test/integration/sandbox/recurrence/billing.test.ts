@@ -226,6 +226,8 @@ describe('billing engine', () => {
     await advanceDays(sb, 10);
     const [canceled] = await billingsOf(sb, retrying);
     expect(canceled!.status).toBe('Canceled');
+    // A monthly plan has no last installment: the subscription goes on.
+    expect(await subscriptionStatus(sb, retrying)).toBe('Active');
 
     const refused = await cancel(done!.id);
     expect(refused.status).toBe(400);
@@ -235,6 +237,23 @@ describe('billing engine', () => {
     expect(again.status).toBe(400);
     const unknown = await cancel('nope');
     expect(unknown.status).toBe(404);
+  });
+
+  it('canceling the last billing of a plan with an end ends its subscription', async () => {
+    const planId = await createPlan(sb, {
+      ...monthlyPlan,
+      planType: 'Custom',
+      interval: 20,
+      installments: 1,
+      attempts: 4,
+    });
+    const subId = await subscribe(sb, planId, await vault(sb, INSUFFICIENT_FUNDS), 'LAST');
+    const [last] = await billingsOf(sb, subId);
+    expect(last!.status).toBe('Opened');
+    expect(await subscriptionStatus(sb, subId)).toBe('Active');
+    expect((await gw(sb, 'POST', `/v1/recurrences/billing/${last!.id}/cancel`)).status).toBe(200);
+    // As when the last installment is paid or denied: nothing is left to bill.
+    expect(await subscriptionStatus(sb, subId)).toBe('Canceled');
   });
 
   it('stops billing a Canceled subscription and refuses to reactivate it', async () => {
