@@ -32,6 +32,11 @@ export interface DemoDeps {
   bffUrl: string;
   /** The BFF as browsers reach it (script and frame); defaults to `bffUrl`. */
   bffPublicUrl?: string;
+  /**
+   * Origins of the card issuers' 3-D Secure pages beyond `https:` (the sandbox's bank on plain
+   * HTTP, locally): the pages' Content Security Policy lets the challenge frame reach them.
+   */
+  issuerOrigins?: string[];
   merchantSecret: string;
   fetch?: typeof fetch;
   /** Where `npm run build` wrote the widget (for the SRI manifest); default `dist`. */
@@ -144,8 +149,12 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     );
   }
 
+  // The policy the README gives merchants: the BFF for the card frame, and the issuers' pages
+  // the challenge dialog's frame moves on to (unknown in advance: `https:`).
+  const frameSources = [new URL(bffPublicUrl).origin, ...(deps.issuerOrigins ?? []), 'https:'];
   app.use('*', async (c, next) => {
     await next();
+    c.header('content-security-policy', `frame-src ${frameSources.join(' ')}`);
     c.header('x-content-type-options', 'nosniff');
     c.header('referrer-policy', 'strict-origin-when-cross-origin');
     c.header('cache-control', 'no-store');

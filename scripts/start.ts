@@ -234,6 +234,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         : {}),
       publicUrl: demoServer.url,
       bffUrl: bffServer.url,
+      // The sandbox's bank pages (plain HTTP on loopback).
+      issuerOrigins: [new URL(sandboxServer.url).origin],
       merchantSecret,
       eventsSecret,
       distDir: opts.distDir ?? DIST_DIR,

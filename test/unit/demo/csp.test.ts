@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { createDemoApp } from '../../../demo/app';
+
+// The storefront runs under the policy the README gives merchants, so every end-to-end spec
+// (the card frame, the 3-D Secure dialog that moves on to the bank's page) runs under it too.
+describe('the demo storefront Content Security Policy', () => {
+  it('frames the BFF and the issuers’ pages: https:, and the sandbox bank given', async () => {
+    const { app } = createDemoApp({
+      publicUrl: 'http://shop.test:3000',
+      bffUrl: 'http://bff.internal:3001',
+      bffPublicUrl: 'https://pay.shop.test/',
+      issuerOrigins: ['http://127.0.0.1:4010'],
+      merchantSecret: 'sk_test_local',
+    });
+    const res = await app.request('/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toBe(
+      'frame-src https://pay.shop.test http://127.0.0.1:4010 https:',
+    );
+  });
+});
