@@ -32,7 +32,8 @@ const BUILD_OUTPUTS = [
   'frame/card-form.js',
   'frame/manifest.json',
 ];
-const BUILD_INPUTS = ['widget', 'vite.config.ts', 'package.json'];
+// The widget imports contract/ (types and constants shared with the BFF).
+const BUILD_INPUTS = ['widget', 'contract', 'vite.config.ts', 'package.json'];
 
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;

@@ -36,3 +36,36 @@ describe('npm start settings', () => {
     );
   });
 });
+
+describe('npm start rebuilds the widget', () => {
+  it('when a widget source or the contract it imports is newer than the bundles', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, utimesSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { widgetBuildIsStale } = await import('../../../scripts/start');
+    const root = mkdtempSync(join(tmpdir(), 'start-build-'));
+    try {
+      const now = Date.now() / 1000;
+      const at = (path: string, seconds: number) => {
+        mkdirSync(join(root, path, '..'), { recursive: true });
+        writeFileSync(join(root, path), 'x');
+        utimesSync(join(root, path), seconds, seconds);
+      };
+      for (const out of [
+        'widget/card-checkout.js',
+        'widget/manifest.json',
+        'frame/card-form.js',
+        'frame/manifest.json',
+      ]) {
+        at(`dist/${out}`, now + 100);
+      }
+      at('widget/host/card-checkout.ts', now - 100);
+      at('contract/checkout.ts', now - 100);
+      expect(widgetBuildIsStale(root)).toBe(false);
+      at('contract/checkout.ts', now + 200);
+      expect(widgetBuildIsStale(root)).toBe(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
