@@ -63,8 +63,29 @@ export async function listWebhookNotifications(
   if (query.after !== undefined) q = q.where('movement_id', '>', query.after);
   if (query.startingAfter !== undefined) q = q.where('movement_id', '<', query.startingAfter);
   const found = await q.execute();
-  const hasMore = found.length > query.limit;
+  let hasMore = found.length > query.limit;
   const rows = found.slice(0, query.limit);
+  const edge = rows.at(-1);
+  if (hasMore && edge && Number(found[query.limit]!.movement_id) === Number(edge.movement_id)) {
+    // Two bodies under one movementId (a conflict, both kept) never straddle a page: the
+    // cursor is the movementId, so the next page would start past the rest of them.
+    const rest = await inboxDb(ctx.db)
+      .selectFrom('webhook_inbox')
+      .selectAll()
+      .where('movement_id', '=', edge.movement_id)
+      .where('body_hash', '>', edge.body_hash)
+      .orderBy('body_hash')
+      .execute();
+    rows.push(...rest);
+    const beyond = await inboxDb(ctx.db)
+      .selectFrom('webhook_inbox')
+      .select('movement_id')
+      .where('movement_id', backwards ? '>' : '<', edge.movement_id)
+      .$if(query.after !== undefined, (b) => b.where('movement_id', '>', query.after!))
+      .limit(1)
+      .execute();
+    hasMore = beyond.length > 0;
+  }
   if (backwards) rows.reverse();
   const attemptIds = [...new Set(rows.flatMap((r) => (r.attempt_id ? [r.attempt_id] : [])))];
   const sessionOf = new Map<string, string>();

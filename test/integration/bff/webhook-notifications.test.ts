@@ -111,6 +111,27 @@ describe('GET /v1/webhook-notifications', () => {
     expect((await list('?limit=200')).length).toBeGreaterThanOrEqual(5);
   });
 
+  it('two bodies under one movementId are listed on one page, never split by its cursor', async () => {
+    await deliver(notification({ movementId: 7_701, codAuth: 'OLD001' }));
+    await deliver(notification({ movementId: 7_702, codAuth: 'AAA001' }));
+    // Another body for the same movement: kept beside the first (a conflict), not merged.
+    await deliver(notification({ movementId: 7_702, codAuth: 'BBB001' }));
+    await deliver(notification({ movementId: 7_703, codAuth: 'NEW001' }));
+    const seen: string[] = [];
+    let cursor = '';
+    for (let page = 0; page < 6; page++) {
+      await webhookReceiverOf(t.bff.ctx).idle();
+      const res = await t.request('GET', `/v1/webhook-notifications?limit=1&after=7700${cursor}`, {
+        headers: merchant,
+      });
+      const body = res.body as { data: WebhookNotificationItem[]; hasMore: boolean };
+      seen.push(...body.data.map((n) => `${n.movementId} ${n.codAuth}`));
+      if (!body.hasMore) break;
+      cursor = `&starting_after=${body.data.at(-1)!.movementId}`;
+    }
+    expect(seen.sort()).toEqual(['7701 OLD001', '7702 AAA001', '7702 BBB001', '7703 NEW001']);
+  });
+
   it('wants the merchant secret (webhook Basic credentials and wrong secrets are refused)', async () => {
     for (const headers of [
       {},
