@@ -14,6 +14,7 @@ import {
   threeDsSuccess,
 } from '../payments/authorize';
 import { resolvePaymentCard } from '../payments/payment-card';
+import { checkProductType } from '../payments/rules';
 import type { ApiAnswer } from '../payments/service';
 import { paymentsState } from '../payments/state';
 import type { ReturnCode } from '../payments/test-cards';
@@ -227,6 +228,13 @@ export async function validate3ds(
   if (body.payment.installments !== auth.installments) {
     return bad('payment.installments', 'does not match the authenticated payment');
   }
+  // The same rule as the 3DS payment (avista/debito ⇔ 1 installment, lojista ⇔ 2 or more).
+  const productRule = checkProductType(
+    'debit',
+    body.payment.productType,
+    body.payment.installments,
+  );
+  if (productRule) return { status: 400, body: [productRule] };
   const card = await resolvePaymentCard(ctx, client.userName, body.cardInfo);
   if (!card.ok) return { status: 400, body: card.items };
   const fingerprint = panFingerprint(state.cardFingerprintKey, card.card.identity);

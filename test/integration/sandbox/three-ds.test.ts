@@ -69,7 +69,7 @@ async function runAcs(ch: Challenge, steps: string[], md = 'md-123') {
 async function validate(
   ch: Challenge,
   pares: string,
-  opts: { number?: string; amount?: number } = {},
+  opts: { number?: string; amount?: number; productType?: string } = {},
 ) {
   const encryptedCard = encryptCard(
     pem,
@@ -78,7 +78,7 @@ async function validate(
   );
   const body = debitBody(
     { cardholderName: 'MARIA SILVA', encryptedCard },
-    { amount: opts.amount ?? 2500 },
+    { amount: opts.amount ?? 2500, ...(opts.productType ? { productType: opts.productType } : {}) },
   );
   return sb.call('POST', '/v1/payments/3ds/validate', {
     body: {
@@ -167,6 +167,12 @@ describe('ACS challenge over HTTP form posts', () => {
     ]);
     expectFieldError(await validate(a, paresA, { number: '4000000000002701' }), 400, 'cardInfo');
     expectFieldError(await validate(a, paresA, { amount: 2501 }), 400, 'payment.amount');
+    // The payment's rules hold as for the 3DS payment: lojista needs 2 installments or more.
+    expectFieldError(
+      await validate(a, paresA, { productType: 'lojista' }),
+      400,
+      'payment.installments',
+    );
     expectFieldError(await validate(a, `${paresA}x`), 400, 'pares');
     // Refusals did not burn it.
     expect((await validate(a, paresA)).status).toBe(200);
