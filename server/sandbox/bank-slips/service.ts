@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { SandboxContext } from '../context';
 import type { DueTask } from '../clock/scheduler';
-import { nextBusinessDay, spDate, spIso, spStartOfNextDay } from '../reconciliation/calendar';
+import {
+  isWeekend,
+  nextBusinessDay,
+  spDate,
+  spIso,
+  spStartOfNextDay,
+} from '../reconciliation/calendar';
 import { barcode, digitableLine, pixEmv } from './codes';
 import type { BankSlipRow } from './store';
 import { randomDigits, uuid } from '../../lib/ids';
@@ -49,7 +55,7 @@ export async function issueSlip(ctx: SandboxContext, input: IssueSlipInput): Pro
   let statusBill: number = STATUS_BILL.issued;
   if (input.statusIntegration === 1) statusBill = STATUS_BILL.processing;
   else if (input.statusIntegration !== 2) statusBill = STATUS_BILL.failed;
-  else if (input.dueDate < today) statusBill = STATUS_BILL.overdue;
+  else if (payableUntil(input.dueDate) < today) statusBill = STATUS_BILL.overdue;
   let code: string | null = null;
   if (issued) {
     const account = input.accountNumber.slice(-8).padStart(8, '0');
@@ -154,7 +160,20 @@ export async function findSlip(ctx: SandboxContext, id: string): Promise<BankSli
     .executeTakeFirst();
 }
 
-/** Issued slips become overdue (statusBill 9) when the São Paulo day after the due date begins. */
+/**
+ * The last day a slip is paid without charges: its due date, or, when that falls on a weekend,
+ * the next business day (FEBRABAN; holidays are not modelled).
+ */
+export function payableUntil(dueDate: string): string {
+  if (!isWeekend(dueDate)) return dueDate;
+  try {
+    return nextBusinessDay(dueDate);
+  } catch {
+    return dueDate; // the last representable days
+  }
+}
+
+/** Issued slips become overdue (statusBill 9) when the São Paulo day after `payableUntil` begins. */
 export function overdueTask(ctx: SandboxContext): DueTask {
   return {
     name: 'bank-slips.overdue',
@@ -164,14 +183,24 @@ export function overdueTask(ctx: SandboxContext): DueTask {
         .select((eb) => eb.fn.min('due_date').as('due'))
         .where('status_bill', '=', STATUS_BILL.issued)
         .executeTakeFirst();
-      return row?.due ? spStartOfNextDay(row.due) : null;
+      // payableUntil never moves a later due date before an earlier one's.
+      return row?.due ? spStartOfNextDay(payableUntil(row.due)) : null;
     },
     async runDue(now) {
+      const today = spDate(now);
+      const past = await ctx.db
+        .selectFrom('bank_slips')
+        .select(['id', 'due_date'])
+        .where('status_bill', '=', STATUS_BILL.issued)
+        .where('due_date', '<', today)
+        .execute();
+      const late = past.filter((r) => payableUntil(r.due_date) < today).map((r) => r.id);
+      if (late.length === 0) return;
       await ctx.db
         .updateTable('bank_slips')
         .set({ status_bill: STATUS_BILL.overdue })
         .where('status_bill', '=', STATUS_BILL.issued)
-        .where('due_date', '<', spDate(now))
+        .where('id', 'in', late)
         .execute();
     },
   };

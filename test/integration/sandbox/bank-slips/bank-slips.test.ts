@@ -267,3 +267,52 @@ describe('the last representable due date', () => {
     }
   });
 });
+
+describe('a slip due on a weekend', () => {
+  it('is payable without charges through the next business day, then overdue', async () => {
+    // Friday 2026-03-13, 12:00 São Paulo.
+    const own = await startSandbox({
+      deps: { clock: new OffsetClock(0, { now: () => new Date('2026-03-13T15:00:00Z') }) },
+    });
+    try {
+      const made = await own.call('POST', '/__sandbox/bank-slips', {
+        token: null,
+        body: { accountNumber: '1001', value: 150.5, dueDate: '2026-03-14' }, // a Saturday
+      });
+      expect(made.status).toBe(201);
+      const id = (made.body as Row).id as string;
+      const status = async () => {
+        const params = { accountNumber: '1001', startDate: '2026-03-14', endDate: '2026-03-14' };
+        const rows = (
+          await own.call('GET', `/api/billissuer/list/by/due-date?${new URLSearchParams(params)}`)
+        ).body as Row[];
+        return rows.find((r) => r.id === id)?.statusBill;
+      };
+      const advance = async (hours: number) =>
+        expect(
+          (await own.call('POST', '/__sandbox/clock/advance', { token: null, body: { hours } }))
+            .status,
+        ).toBe(200);
+      await advance(37); // Sunday 01:00
+      expect(await status()).toBe(2);
+      // Issued that Sunday for the Saturday before: payable on Monday, not overdue.
+      const sunday = await own.call('POST', '/__sandbox/bank-slips', {
+        token: null,
+        body: { accountNumber: '1001', value: 12, dueDate: '2026-03-14' },
+      });
+      expect((sunday.body as Row).statusBill).toBe(2);
+      await advance(46); // Monday 23:00: the next business day, still payable
+      expect(await status()).toBe(2);
+      await advance(2); // Tuesday 01:00
+      expect(await status()).toBe(9);
+      // Issued now for that Saturday: past its next business day, overdue at once.
+      const late = await own.call('POST', '/__sandbox/bank-slips', {
+        token: null,
+        body: { accountNumber: '1001', value: 10, dueDate: '2026-03-14' },
+      });
+      expect((late.body as Row).statusBill).toBe(9);
+    } finally {
+      await own.close();
+    }
+  });
+});
