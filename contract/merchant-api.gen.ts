@@ -497,6 +497,8 @@ export interface operations {
       /** @description rate_limit_error: too many requests (`Retry-After`) */
       429: {
         headers: {
+          /** @description seconds until the limit lets a request through again */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -587,6 +589,24 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description invalid_request_error (`body_too_large`): the body is over 32 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description invalid_request_error (`unsupported_media_type`): the body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description idempotency_error: the key was used with another body */
       422: {
         headers: {
@@ -599,6 +619,8 @@ export interface operations {
       /** @description rate_limit_error: too many requests (`Retry-After`) */
       429: {
         headers: {
+          /** @description seconds until the limit lets a request through again */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -675,6 +697,8 @@ export interface operations {
       /** @description rate_limit_error: too many requests (`Retry-After`) */
       429: {
         headers: {
+          /** @description seconds until the limit lets a request through again */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -763,6 +787,8 @@ export interface operations {
       /** @description rate_limit_error: too many requests (`Retry-After`) */
       429: {
         headers: {
+          /** @description seconds until the limit lets a request through again */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -826,6 +852,8 @@ export interface operations {
       /** @description rate_limit_error: too many requests (`Retry-After`) */
       429: {
         headers: {
+          /** @description seconds until the limit lets a request through again */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -923,6 +951,8 @@ export interface operations {
       /** @description rate_limit_error: too many requests (`Retry-After`) */
       429: {
         headers: {
+          /** @description seconds until the limit lets a request through again */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1004,6 +1034,8 @@ export interface operations {
       /** @description rate_limit_error: too many requests (`Retry-After`) */
       429: {
         headers: {
+          /** @description seconds until the limit lets a request through again */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1071,6 +1103,8 @@ export interface operations {
       /** @description rate_limit_error: too many requests (`Retry-After`) */
       429: {
         headers: {
+          /** @description seconds until the limit lets a request through again */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1159,6 +1193,8 @@ export interface operations {
       /** @description rate_limit_error: too many requests (`Retry-After`) */
       429: {
         headers: {
+          /** @description seconds until the limit lets a request through again */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1223,6 +1259,8 @@ export interface operations {
       /** @description rate_limit_error: too many requests (`Retry-After`) */
       429: {
         headers: {
+          /** @description seconds until the limit lets a request through again */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {

@@ -159,6 +159,8 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'authentication_error: no merchant secret, or a wrong one',
   404: 'not_found_error: no such resource',
   409: 'conflict_error, or idempotency_error while the first request with the key runs',
+  413: 'invalid_request_error (`body_too_large`): the body is over 32 KiB',
+  415: 'invalid_request_error (`unsupported_media_type`): the body is not JSON',
   422: 'idempotency_error: the key was used with another body',
   429: 'rate_limit_error: too many requests (`Retry-After`)',
   500: 'api_error: a fault of ours',
@@ -198,9 +200,20 @@ function operation(o: MerchantOperation): Json {
   const responses: Json = {
     [String(o.ok.status)]: { description: 'OK', content: { 'application/json': { schema: body } } },
   };
-  for (const status of [400, 401, ...(o.errors ?? []), 429, 500]) {
+  const bodyErrors = o.body ? [413, 415] : [];
+  for (const status of [400, 401, ...(o.errors ?? []), ...bodyErrors, 429, 500]) {
     responses[String(status)] = {
       description: ERROR_TEXT[status],
+      ...(status === 429
+        ? {
+            headers: {
+              'Retry-After': {
+                description: 'seconds until the limit lets a request through again',
+                schema: { type: 'integer', minimum: 1 },
+              },
+            },
+          }
+        : {}),
       content: { 'application/json': { schema: ref('Error') } },
     };
   }

@@ -143,6 +143,23 @@ describe('the merchant API in OpenAPI 3.1', () => {
       await call('GET', '/v1/webhook-notifications?limit=2'),
     );
     check('get', '/v1/events', await t.request('GET', '/v1/events'));
+    // A body the route never reads: too large, or not JSON.
+    const big = await t.request('POST', '/v1/checkout-sessions', {
+      headers: merchant,
+      body: {
+        amount: 100,
+        origin: 'http://shop.test:3000',
+        metadata: { note: 'x'.repeat(40_000) },
+      },
+    });
+    expect(big.status).toBe(413);
+    check('post', '/v1/checkout-sessions', big);
+    const form = await t.request('POST', '/v1/checkout-sessions', {
+      headers: { ...merchant, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'amount=100',
+    });
+    expect(form.status).toBe(415);
+    check('post', '/v1/checkout-sessions', form);
   });
 });
 
