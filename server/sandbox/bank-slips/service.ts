@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SandboxContext } from '../context';
 import type { DueTask } from '../clock/scheduler';
 import {
-  isWeekend,
+  businessDayOnOrAfter,
   nextBusinessDay,
   spDate,
   spIso,
@@ -165,9 +165,8 @@ export async function findSlip(ctx: SandboxContext, id: string): Promise<BankSli
  * the next business day (FEBRABAN; holidays are not modelled).
  */
 export function payableUntil(dueDate: string): string {
-  if (!isWeekend(dueDate)) return dueDate;
   try {
-    return nextBusinessDay(dueDate);
+    return businessDayOnOrAfter(dueDate);
   } catch {
     return dueDate; // the last representable days
   }

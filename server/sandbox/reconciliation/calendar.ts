@@ -120,6 +120,11 @@ export function isWeekend(date: string): boolean {
   return dow === 0 || dow === 6;
 }
 
+/** `date` when it is a weekday, else the Monday after (holidays are not modelled). */
+export function businessDayOnOrAfter(date: string): string {
+  return isWeekend(date) ? nextBusinessDay(date) : date;
+}
+
 /** The next weekday strictly after `date` (holidays are not modelled). */
 export function nextBusinessDay(date: string): string {
   let d = addDays(date, 1);

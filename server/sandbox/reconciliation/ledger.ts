@@ -1,5 +1,5 @@
 import type { PaymentRecord } from '../events';
-import { addDays, daysBetween, nextBusinessDay } from './calendar';
+import { addDays, businessDayOnOrAfter, daysBetween, nextBusinessDay } from './calendar';
 import { mdrPct, type FeeTable } from './fees';
 
 /**
@@ -78,7 +78,8 @@ export function installmentsOf(
       payment.transactionType === 'debit'
         ? fees.debitReceiptDays
         : fees.creditReceiptDays * (i + 1);
-    const regularDate = addDays(operationDate, days);
+    // Receivables are paid on business days: one falling on a weekend moves to the Monday.
+    const regularDate = businessDayOnOrAfter(addDays(operationDate, days));
     // Anticipated: paid on the next business day, less the monthly rate pro rata for the days
     // brought forward (none when the regular date is not later).
     const anticipatedDate = anticipation ? nextBusinessDay(operationDate) : regularDate;

@@ -109,6 +109,27 @@ describe('installmentsOf', () => {
   });
 });
 
+describe('receipt dates', () => {
+  it('fall on business days: a weekend date moves to the Monday', () => {
+    const sale = (transactionType: 'credit' | 'debit') =>
+      installmentsOf(
+        { transactionType, configSplit: null, amount: 10_000, installments: 1 },
+        '2026-05-01', // a Friday
+        DEFAULT_FEES,
+      )[0]!.receivedDateForecast;
+    expect(sale('debit')).toBe('2026-05-04'); // D+1 is a Saturday
+    expect(sale('credit')).toBe('2026-06-01'); // D+30 is a Sunday
+    // Anticipated on a Friday: the Monday, which is when it is received anyway.
+    const [early] = installmentsOf(
+      { transactionType: 'debit', configSplit: null, amount: 10_000, installments: 1 },
+      '2026-05-01',
+      DEFAULT_FEES,
+      { monthlyTaxPct: 1.99 },
+    );
+    expect(early).toMatchObject({ receivedDateForecast: '2026-05-04', receivedType: 'R' });
+  });
+});
+
 describe('automatic anticipation (the account switch)', () => {
   const credit = { transactionType: 'credit' as const, configSplit: null };
 
