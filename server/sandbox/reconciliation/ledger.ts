@@ -117,10 +117,20 @@ export function installmentsOf(
               tipoSplit: type,
               pctSplit: pct,
               valorBaseSplit: base / 10_000,
-              valorSplit: Math.round((base * pct) / 100) / 10_000,
+              valorSplit: percentOfU4(base, pct) / 10_000,
             };
           })
         : null,
     };
   });
+}
+
+/**
+ * `pct` percent (2 decimals, the spec's 5,2) of `u4`, rounded half up like every other value of
+ * the row: in integers, since 0.57 % of R$ 2.50 is 142.5 units and `2.5e4 * 0.57 / 100` is
+ * 142.49999… in floating point.
+ */
+function percentOfU4(u4: number, pct: number): number {
+  const basisPoints = BigInt(Math.round(pct * 100));
+  return Number((BigInt(u4) * basisPoints + 5_000n) / 10_000n);
 }

@@ -109,6 +109,25 @@ describe('installmentsOf', () => {
   });
 });
 
+describe('split values', () => {
+  it('round half up in integers, as every other value of the row', () => {
+    const valorSplit = (pct: number) =>
+      installmentsOf(
+        {
+          transactionType: 'credit',
+          amount: 250,
+          installments: 1,
+          configSplit: [{ documentNumberBeneficiary: '12345678909', percent: pct, type: 'bruto' }],
+        },
+        '2026-05-04',
+        DEFAULT_FEES,
+      )[0]!.splits![0]!.valorSplit;
+    expect(valorSplit(0.57)).toBe(0.0143); // 0.01425 exactly
+    expect(valorSplit(1.13)).toBe(0.0283); // 0.02825 exactly
+    expect(valorSplit(100)).toBe(2.5);
+  });
+});
+
 describe('receipt dates', () => {
   it('fall on business days: a weekend date moves to the Monday', () => {
     const sale = (transactionType: 'credit' | 'debit') =>
