@@ -55,6 +55,8 @@ export class PaymentController implements ReactiveController {
 
   #api: CheckoutApi | null = null;
   #card = new CardKey();
+  /** Card key reads failed in a row while completing a challenge (backs the retries off). */
+  #keyMisses = 0;
   /** Synchronous guard: a double click pays once. */
   #busy = false;
   #challengeId: string | null = null;
@@ -343,9 +345,14 @@ export class PaymentController implements ReactiveController {
     try {
       // A fresh ciphertext: the gateway refuses a nonce it has seen.
       const encryptedCard = await this.#encrypt(this.host.values);
+      this.#keyMisses = 0;
       this.#step(await api.completeChallenge({ challengeId, encryptedCard }, crypto.randomUUID()));
     } catch {
-      void this.#confirm();
+      // The card key could not be read (nothing was sent): read the session again, waiting
+      // longer each time rather than asking for the key every half second.
+      const run = this.#run;
+      await sleep(Math.min(1_000 * 2 ** this.#keyMisses++, 15_000));
+      if (run === this.#run) void this.#confirm();
     } finally {
       this.#busy = false;
     }

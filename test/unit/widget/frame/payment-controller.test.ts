@@ -42,7 +42,10 @@ const limited: Answer = {
 };
 
 /** `bffAheadMs`: how far the BFF's clock is ahead of the device's (negative: behind). */
-function harness(payAnswers: Answer[], { session = open, bffAheadMs = 0 } = {}) {
+function harness(
+  payAnswers: Answer[],
+  { session = open, bffAheadMs = 0, keyReadable = true } = {},
+) {
   const sent: { type: string; code?: string }[] = [];
   const keys: string[] = [];
   const bodies: unknown[] = [];
@@ -55,7 +58,11 @@ function harness(payAnswers: Answer[], { session = open, bffAheadMs = 0 } = {}) 
     },
     publicKey: () => {
       keyReads++;
-      return Promise.resolve({ ok: true as const, data: { key: PEM } });
+      return Promise.resolve(
+        keyReadable
+          ? { ok: true as const, data: { key: PEM } }
+          : { ok: false as const, status: 503, body: null },
+      );
     },
     pay: (body: unknown, key: string) => {
       keys.push(key);
@@ -177,5 +184,28 @@ describe('the card key', () => {
     expect(keyReads()).toBe(2);
     await flow.submit();
     expect(keyReads()).toBe(2);
+  });
+});
+
+describe('a bank step left waiting, with the card key unreadable', () => {
+  it('reads the session again, backing off, not every half second', async () => {
+    const session = {
+      ...open,
+      status: 'challenge',
+      challenge: {
+        challengeId: 'ch_1',
+        challengeUrl: 'https://bff.test/checkout/challenge/ch_1#s',
+        windowSize: '05',
+        answered: true,
+      },
+    } as PublicSession;
+    const { flow, reads, keyReads } = harness([], { session, keyReadable: false });
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit(); // continues the bank step: only the validate call is left
+    await vi.advanceTimersByTimeAsync(30_000);
+    // 1 s, 2 s, 4 s, 8 s, 15 s between tries: a handful in 30 s (every 0.5 s was ~60).
+    expect(reads()).toBeLessThanOrEqual(8);
+    expect(keyReads()).toBeLessThanOrEqual(8);
+    expect(flow.status).not.toBe('ended');
   });
 });
