@@ -184,15 +184,6 @@ export async function resolveUnknownAttempts(
     }
     if (found) {
       report.resolved.push(a.id);
-    } else if (due && !a.plan_id && a.method === 'debit' && unreferencedSaleOf(sales, a.amount)) {
-      // The spec's 3-D Secure body has no referenceTransaction: we send one, but a gateway
-      // that drops it lists our debit sale with none. A sale of this amount with no reference
-      // may be this one: not proof that it did not happen.
-      ctx.logger.warn(
-        { event: 'payment.unprovable', attemptId: a.id, sessionId: a.session_id },
-        'a sale of this amount without a reference is in the ledger: the debit stays pending',
-      );
-      report.stillUnknown.push(a.id);
     } else if (due) {
       await declareNotHappened(ctx, a.id, a.session_id);
       report.notHappened.push(a.id);
@@ -201,10 +192,6 @@ export async function resolveUnknownAttempts(
     }
   }
   return report;
-}
-
-function unreferencedSaleOf(sales: readonly ConcilSummaryRow[], amount: number): boolean {
-  return sales.some((r) => !r.transactionReference && reaisToCents(r.amount) === amount);
 }
 
 /** The order numbers of a plan's unknown attempts whose gateway calls have certainly ended. */

@@ -240,7 +240,6 @@ export function unknownAttemptsQuery(
       'a.created_at',
       'a.updated_at',
       'a.gateway_reference',
-      'a.method',
       's.plan_id',
       's.status as session_status',
     ])
