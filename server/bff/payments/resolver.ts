@@ -241,13 +241,23 @@ interface FoundSubscription {
  */
 async function settleFoundSubscription(
   ctx: BffContext,
-  a: { id: string; session_id: string },
+  a: { id: string; session_id: string; created_at: string },
   sub: FoundSubscription,
 ): Promise<boolean> {
   const row = await findSession(ctx.db, a.session_id);
   if (!row) return false;
   const log = ctx.logger.child({ sessionId: a.session_id, attemptId: a.id });
-  const result = await settleSubscription(ctx, row, a.id, sub.id, sub.first, log);
+  // Not among the newest billings: looked for among those due the day the attempt was made
+  // (without a trial the gateway bills the first installment when the subscription is made).
+  let first = sub.first;
+  if (!first) {
+    try {
+      first = await firstBillingOf(ctx, sub.id, 10, a.created_at);
+    } catch (err) {
+      if (!classifyGatewayError(err)) throw err;
+    }
+  }
+  const result = await settleSubscription(ctx, row, a.id, sub.id, first, log);
   log.warn(
     { event: 'payment.resolved', subscriptionId: sub.id, outcome: result.status },
     'a subscription whose creation had no answer was found at the gateway',

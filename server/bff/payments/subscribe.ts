@@ -84,8 +84,8 @@ export async function subscribe(
 /**
  * Settles a subscription attempt from its first billing (pay, or the resolver after a crash).
  * A billing that was not paid cancels the subscription and tells the shopper why; a Paid
- * billing or none yet (a trial) leaves the subscription standing. (A billing search that
- * failed never gets here: the attempt stays unknown until the resolver reads it.)
+ * billing, or none yet on a plan with a trial, leaves the subscription standing; none found on
+ * a plan without one leaves the attempt unknown (the resolver reads it again).
  * A cancel that fails leaves the attempt unknown (`pending`): the subscription may still bill
  * (an `Opened` billing is retried), so the shopper is not told to pay again; the resolver
  * finds the subscription and cancels it again.
@@ -106,6 +106,12 @@ export async function settleSubscription(
         billing_amount: reaisToCents(billing.amount),
       }
     : { subscription_id: subscriptionId };
+  if (!billing && !(await planHasTrial(ctx, row.plan_id))) {
+    // No trial: the gateway bills the first installment when the subscription is made. Not
+    // found (beyond the pages read, or not read) is not paid: unknown until it is found.
+    log.warn({ subscriptionId }, 'first billing not found: the outcome waits for it');
+    return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
+  }
   const code = billing ? firstBillingFailure(billing.status) : null;
   if (!code) {
     const sale = billing?.status === 'Paid' ? await firstBillingSale(ctx, attemptId, log) : {};
@@ -123,6 +129,17 @@ export async function settleSubscription(
   return endAttemptAsFailure(ctx, row, attemptId, code, true, SETTLES_FROM, {
     status: 'declined',
   });
+}
+
+/** Whether the plan starts with a trial (no billing at creation); false when it cannot be read. */
+async function planHasTrial(ctx: BffContext, planId: string | null): Promise<boolean> {
+  if (!planId) return false;
+  try {
+    return ((await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 })).trialDays ?? 0) > 0;
+  } catch (err) {
+    if (!classifyGatewayError(err)) throw err;
+    return false;
+  }
 }
 
 /**

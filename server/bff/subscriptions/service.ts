@@ -1,5 +1,6 @@
 import type { Billing, BillingStatus, Subscription } from '../../gateway/schemas';
 import { reaisToCents } from '../../gateway/money';
+import { MS } from '../../lib/clock';
 import type { FailureCode } from '../checkout-api';
 import type { BffContext } from '../context';
 import { answeredNotFound, classifyGatewayError } from '../payments/outcomes';
@@ -53,7 +54,8 @@ export async function readPages<T>(
 
 /**
  * The first billing of a subscription, or null when there is none yet (a trial) or it is not
- * among the newest `maxPages` pages of the merchant's billings. The billing search has no
+ * among the newest `maxPages` pages of the merchant's billings (with `dueAround`: among those
+ * due around that instant). The billing search has no
  * subscription filter: for one just created, the newest page holds it, unless the gateway is
  * billing a cycle at that moment.
  */
@@ -61,14 +63,22 @@ export async function firstBillingOf(
   ctx: BffContext,
   subscriptionId: string,
   maxPages = MAX_BILLING_PAGES,
+  dueAround?: string,
 ): Promise<Billing | null> {
   let first: Billing | null = null;
+  // Known due day (no trial: the subscription's creation): the billings due a day either side
+  // of it (the gateway's clock may not be ours), oldest first, where an old subscription's
+  // first one is found however many were made since.
+  const window = dueAround
+    ? {
+        expirationDateRangeStartDate: saoPauloDay(dueAround, -1),
+        expirationDateRangeEndDate: saoPauloDay(dueAround, 1),
+        orderBy: 'createdDate',
+      }
+    : { orderBy: NEWEST_FIRST };
   await readPages(
     (page) =>
-      ctx.gateway.searchBillings(
-        { orderBy: NEWEST_FIRST, page, limit: BILLING_PAGE },
-        { timeoutMs: 10_000 },
-      ),
+      ctx.gateway.searchBillings({ ...window, page, limit: BILLING_PAGE }, { timeoutMs: 10_000 }),
     maxPages,
     (items) => {
       first =
@@ -77,6 +87,11 @@ export async function firstBillingOf(
     },
   );
   return first;
+}
+
+/** The São Paulo calendar day (UTC−3, no daylight saving since 2019) of an instant, plus `days`. */
+function saoPauloDay(iso: string, days: number): string {
+  return new Date(Date.parse(iso) - 3 * MS.hour + days * MS.day).toISOString().slice(0, 10);
 }
 
 /**

@@ -25,12 +25,28 @@ async function createPlan(fields: {
   amount: number;
   planType: string;
   attempts?: number;
+  trialDays?: number;
 }) {
   const res = await t.sandbox.call('POST', '/v1/recurrences/plans', {
     body: { description: `${fields.name} membership`, paymentMethod: 'CreditCard', ...fields },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as string;
+}
+
+/** A plan session paid with `card` while the billing search fails once: answered pending. */
+async function payWithBillingSearchDown(card: string) {
+  const created = (await createSession({ planId })).body as { id: string; clientSecret: string };
+  await t.sandbox.call('POST', '/__sandbox/faults', {
+    token: null,
+    body: { method: 'GET', path: '/v1/recurrences/billing', count: 1, status: 503 },
+  });
+  const res = await t.pay(
+    created.clientSecret,
+    await t.payBody(created.clientSecret, card, { method: 'credit' }),
+  );
+  expect(res.body).toEqual({ status: 'pending' });
+  return created;
 }
 
 function createSession(body: object) {
@@ -182,17 +198,8 @@ describe('subscription checkout (planId)', () => {
   });
 
   it('a first billing that could not be read is not paid: pending until the resolver reads it', async () => {
-    const created = (await createSession({ planId })).body as { id: string; clientSecret: string };
     // The billing search after the subscription was made fails once; the billing was declined.
-    await t.sandbox.call('POST', '/__sandbox/faults', {
-      token: null,
-      body: { method: 'GET', path: '/v1/recurrences/billing', count: 1, status: 503 },
-    });
-    const res = await t.pay(
-      created.clientSecret,
-      await t.payBody(created.clientSecret, '4000000000000002', { method: 'credit' }),
-    );
-    expect(res.body).toMatchObject({ status: 'pending' });
+    const created = await payWithBillingSearchDown('4000000000000002');
     const session = () =>
       t.request('GET', `/v1/checkout-sessions/${created.id}`, { headers: merchant });
     expect((await session()).body).toMatchObject({ status: 'pending' });
@@ -213,6 +220,58 @@ describe('subscription checkout (planId)', () => {
       `/v1/recurrences/subscriptions/${after.attempts[0]!.subscriptionId}`,
     );
     expect(sub.body).toMatchObject({ status: 'Canceled' });
+  });
+
+  it('a plan with a trial bills nothing at once: the checkout succeeds with no first billing', async () => {
+    const trial = await createPlan({
+      name: 'Trial monthly',
+      amount: 29.9,
+      planType: 'Monthly',
+      trialDays: 7,
+    });
+    const created = (await createSession({ planId: trial })).body as {
+      id: string;
+      clientSecret: string;
+    };
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000002701', { method: 'credit' }),
+    );
+    expect(res.body).toMatchObject({ status: 'succeeded' });
+    const detail = await t.request('GET', `/v1/checkout-sessions/${created.id}`, {
+      headers: merchant,
+    });
+    expect(detail.body).toMatchObject({ status: 'succeeded' });
+    expect(
+      (detail.body as { payment: { firstBilling?: unknown } }).payment.firstBilling,
+    ).toBeFalsy();
+  });
+
+  it('without a trial, a first billing the searches do not show is not paid: it stays pending', async () => {
+    const created = await payWithBillingSearchDown('4000000000002701');
+    // The gateway's billing search does not show it (a busy account: beyond the pages read).
+    const gateway = t.bff.ctx.gateway;
+    const search = gateway.searchBillings.bind(gateway);
+    gateway.searchBillings = () => Promise.resolve({ items: [], total: 0, page: 1, limit: 100 });
+    const resolve = () =>
+      resolveUnknownAttempts(t.bff.ctx, {
+        accountNumber: DEFAULT_CLIENT.accountNumber,
+        settleAfterMs: 0,
+      });
+    const status = async () =>
+      (
+        (await t.request('GET', `/v1/checkout-sessions/${created.id}`, { headers: merchant }))
+          .body as { status: string }
+      ).status;
+    try {
+      await resolve();
+      // Not taken for a trial: the plan has none, so its first billing was charged at creation.
+      expect(await status()).toBe('pending');
+    } finally {
+      gateway.searchBillings = search;
+    }
+    await resolve();
+    expect(await status()).toBe('succeeded');
   });
 
   it('a card the vault refuses leaves the session open with an attempt used', async () => {
