@@ -6,7 +6,8 @@ import { constantTimeEqual } from '../../lib/secrets';
  * it). `GET /checkout/frame` needs no secret, so it must not write it: it only seals the value
  * into the page (`<meta name="checkout-handshake">`), bound to the session by an HMAC. The
  * frame sends the seal back with its client secret (`Checkout-Handshake` header), and only then
- * is it stored: only the frame of the session's own handshake can set it.
+ * is it stored: only a frame page of the session's own, or of a session of the same merchant
+ * page (the frame goes on with a renewed session), can set it.
  */
 export const HANDSHAKE_HEADER = 'checkout-handshake';
 
@@ -20,17 +21,29 @@ function mac(key: Buffer, sessionId: string, accept: string): string {
   return createHmac('sha256', key).update(`${sessionId}\n${accept}`).digest('base64url');
 }
 
-/** The seal of the frame page's Accept header for one session. */
+/**
+ * The seal of the frame page's Accept header for one session: the value, the session it was
+ * made for and their MAC.
+ */
 export function sealAccept(key: Buffer, sessionId: string, accept: string): string {
   const value = accept.slice(0, MAX_ACCEPT);
-  return `${Buffer.from(value, 'utf8').toString('base64url')}.${mac(key, sessionId, value)}`;
+  return `${Buffer.from(value, 'utf8').toString('base64url')}.${sessionId}.${mac(key, sessionId, value)}`;
 }
 
-/** The Accept header sealed for this session, or undefined for anything else. */
-export function openAccept(key: Buffer, sessionId: string, seal: string): string | undefined {
-  const m = /^([A-Za-z0-9_-]{1,400})\.([A-Za-z0-9_-]{43})$/.exec(seal);
+/**
+ * The Accept header a seal vouches for and the session it was made for, or undefined for
+ * anything forged. The caller decides whether that session's page may speak for its own: the
+ * frame keeps its page (and seal) when the merchant renews an expired session in place.
+ */
+export function openAccept(
+  key: Buffer,
+  seal: string,
+): { accept: string; sessionId: string } | undefined {
+  const m = /^([A-Za-z0-9_-]{1,400})\.([A-Za-z0-9_]{1,64})\.([A-Za-z0-9_-]{43})$/.exec(seal);
   if (!m) return undefined;
   const accept = Buffer.from(m[1]!, 'base64url').toString('utf8');
   if (accept.length > MAX_ACCEPT) return undefined;
-  return constantTimeEqual(m[2]!, mac(key, sessionId, accept)) ? accept : undefined;
+  return constantTimeEqual(m[3]!, mac(key, m[2]!, accept))
+    ? { accept, sessionId: m[2]! }
+    : undefined;
 }

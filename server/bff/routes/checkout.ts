@@ -110,8 +110,15 @@ async function adoptHandshake(
 ): Promise<SessionRow> {
   const seal = c.req.header(HANDSHAKE_HEADER);
   if (!seal) return session;
-  const accept = openAccept(handshakeKey(ctx.config.merchantSecret), session.id, seal);
-  if (accept === undefined || accept === session.frame_accept) return session;
+  const opened = openAccept(handshakeKey(ctx.config.merchantSecret), seal);
+  if (!opened || opened.accept === session.frame_accept) return session;
+  if (opened.sessionId !== session.id) {
+    // A frame renewed in place keeps the page it was served for an earlier session: taken
+    // when that session was for the same merchant page.
+    const sealedFor = await findSession(ctx.db, opened.sessionId);
+    if (sealedFor?.origin !== session.origin) return session;
+  }
+  const { accept } = opened;
   await setFrameAccept(ctx.db, session.id, accept);
   return { ...session, frame_accept: accept };
 }

@@ -13,6 +13,8 @@ import {
   apiError,
 } from '../../support/bff';
 
+/** A second merchant page allowed to embed the frame. */
+const OTHER_ORIGIN = 'http://other-shop.test:3000';
 let t: TestBff;
 let dist: string;
 /** Stands for the frame boot (widget/frame/boot.ts) the build writes into the frame manifest. */
@@ -34,7 +36,9 @@ beforeAll(async () => {
     }),
   );
   writeFileSync(join(dist, 'secret.txt'), 'outside the served folders');
-  t = await startBff({ config: { staticDir: dist } });
+  t = await startBff({
+    config: { staticDir: dist, allowedOrigins: [MERCHANT_ORIGIN, OTHER_ORIGIN] },
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -223,23 +227,38 @@ describe('GET /checkout/frame', () => {
     });
     expect(hostile.status).toBe(200);
     expect(await stored()).toBe(accept);
-    // A seal made for another session, or forged, is ignored even with the secret.
-    const other = await t.createSession();
-    const otherPage = await t.request('GET', `/checkout/frame?session=${other.id}`, {
-      headers: { accept: 'text/other' },
-    });
-    const otherSeal = /<meta name="checkout-handshake" content="([^"]+)">/.exec(
-      otherPage.text,
-    )![1]!;
+    // A seal made for another merchant page's session, or forged, is ignored with the secret.
+    const sealOf = async (id: string, pageAccept: string) =>
+      /<meta name="checkout-handshake" content="([^"]+)">/.exec(
+        (
+          await t.request('GET', `/checkout/frame?session=${id}`, {
+            headers: { accept: pageAccept },
+          })
+        ).text,
+      )![1]!;
+    const elsewhere = await t.createSession({ origin: OTHER_ORIGIN });
     for (const bad of [
-      otherSeal,
-      `${Buffer.from('text/evil').toString('base64url')}.${'A'.repeat(43)}`,
+      await sealOf(elsewhere.id, 'text/other'),
+      `${Buffer.from('text/evil').toString('base64url')}.${s.id}.${'A'.repeat(43)}`,
     ]) {
       await t.frame(s.clientSecret, 'GET', '/checkout/api/session', {
         headers: { 'checkout-handshake': bad },
       });
     }
     expect(await stored()).toBe(accept);
+
+    // The same page's frame renewed in place with a new session (the first expired): its
+    // page's seal still speaks for it, as the new session's 3-D Secure device data.
+    const renewed = await t.createSession();
+    await t.frame(renewed.clientSecret, 'GET', '/checkout/api/session', {
+      headers: { 'checkout-handshake': seal! },
+    });
+    const renewedAccept = await t.bff.ctx.db
+      .selectFrom('checkout_sessions')
+      .select('frame_accept')
+      .where('id', '=', renewed.id)
+      .executeTakeFirstOrThrow();
+    expect(renewedAccept.frame_accept).toBe(accept);
   });
 
   it('the frame page carries the brand symbols itself: no sprite file to fetch', async () => {
