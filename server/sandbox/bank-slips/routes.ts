@@ -6,7 +6,15 @@ import type { SandboxContext, SandboxEnv } from '../context';
 import { accountNumberParam, dateRangeQuery, forbidOtherAccount } from '../reconciliation/query';
 import { spIso, spStartOfDay } from '../reconciliation/calendar';
 import { FIRST_FACTOR_DATE, MAX_BARCODE_CENTS } from './codes';
-import { findSlip, issueSlip, overdueTask, paySlip, STATUS_BILL } from './service';
+import {
+  findSlip,
+  issueSlip,
+  lateChargesReceived,
+  LATE_PENALTY_PCT,
+  overdueTask,
+  paySlip,
+  STATUS_BILL,
+} from './service';
 import type { BankSlipRow } from './store';
 
 /** Slip values: the spec's "decimal 11,2 … format 0.00", answered as that string. */
@@ -40,6 +48,7 @@ export function slipRow(s: BankSlipRow) {
 
 /** Row of the credit-date list: PascalCase, datetimes for the effective dates. */
 export function creditRow(s: BankSlipRow) {
+  const late = lateChargesReceived(s);
   return {
     Id: s.id,
     Value: money(s.value_cents),
@@ -66,10 +75,10 @@ export function creditRow(s: BankSlipRow) {
     ReferenceCode: s.reference_code,
     OverduePaymentAllow: true,
     OverduePaymentDateLimit: null,
-    OverduePaymentPenalty: money(0),
-    OverduePenaltyReceived: money(0),
+    OverduePaymentPenalty: money(Math.round((s.value_cents * LATE_PENALTY_PCT) / 100)),
+    OverduePenaltyReceived: money(late.penalty),
     OverduePaymentInterest: money(0),
-    OverdueInterestReceived: money(0),
+    OverdueInterestReceived: money(late.interest),
     CancelDate: null,
     CancellationReason: null,
   };

@@ -139,13 +139,22 @@ export async function paySlip(
       description: 'paidAt: must not be after the sandbox clock',
     };
   }
+  const cents = input.cents ?? slip.value_cents;
+  if (cents < slip.value_cents) {
+    return {
+      ok: false,
+      status: 400,
+      tag: 'value',
+      description: `value: less than the slip's ${(slip.value_cents / 100).toFixed(2)} (a boleto is not paid in part)`,
+    };
+  }
   const paymentDate = spDate(paidAt);
   const update = {
     status_bill: STATUS_BILL.paid,
     paid_at: spIso(paidAt),
     effective_payment_date: paymentDate,
     effective_credit_date: nextBusinessDay(paymentDate),
-    paid_cents: input.cents ?? slip.value_cents,
+    paid_cents: cents,
   };
   await ctx.db.updateTable('bank_slips').set(update).where('id', '=', slip.id).execute();
   return { ok: true, slip: { ...slip, ...update } };
@@ -158,6 +167,23 @@ export async function findSlip(ctx: SandboxContext, id: string): Promise<BankSli
     .selectAll()
     .where('id', '=', id.toLowerCase())
     .executeTakeFirst();
+}
+
+/** The sandbox's late charge: a 2 % penalty on the value; what is paid beyond it is interest. */
+export const LATE_PENALTY_PCT = 2;
+
+/**
+ * What a slip paid after `payableUntil` carried beyond its value, as the penalty (up to
+ * `LATE_PENALTY_PCT` of the value) and the interest (the rest), in cents; zeros otherwise.
+ */
+export function lateChargesReceived(slip: BankSlipRow): { penalty: number; interest: number } {
+  const paidLate =
+    slip.effective_payment_date !== null &&
+    slip.effective_payment_date > payableUntil(slip.due_date);
+  const extra = (slip.paid_cents ?? 0) - slip.value_cents;
+  if (!paidLate || extra <= 0) return { penalty: 0, interest: 0 };
+  const penalty = Math.min(extra, Math.round((slip.value_cents * LATE_PENALTY_PCT) / 100));
+  return { penalty, interest: extra - penalty };
 }
 
 /**

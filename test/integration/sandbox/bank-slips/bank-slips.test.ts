@@ -125,7 +125,10 @@ describe('paying, overdue and the four reads', () => {
       effectiveCreditDate: '2026-03-16', // Friday → Monday
       effectivePaymentValue: '20.00',
     });
-    // An overdue slip can still be paid, for a different amount.
+    // An overdue slip can still be paid, with its late charges; never for less than its value.
+    const short = await pay(early.id, { value: 9.99 });
+    expect(short.status).toBe(400);
+    expect((short.body as { tag: string }[])[0]?.tag).toBe('value');
     const late = await pay(early.id, { value: 10.3 });
     expect(late.body).toMatchObject({ statusBill: 3, effectivePaymentValue: '10.30' });
     expect((await pay(early.id)).status).toBe(409);
@@ -150,6 +153,15 @@ describe('paying, overdue and the four reads', () => {
     });
     const rows = byCredit.body as Row[];
     expect(rows).toHaveLength(2);
+    // The 0.30 paid beyond the value of the late one: its 2 % penalty, the rest interest; the
+    // one paid on time carried none.
+    const charges = (r: Row) => [
+      r.OverduePaymentPenalty,
+      r.OverduePenaltyReceived,
+      r.OverdueInterestReceived,
+    ];
+    expect(charges(rows.find((r) => r.Id === early.id)!)).toEqual(['0.20', '0.20', '0.10']);
+    expect(charges(rows.find((r) => r.Id === onTime.id)!)).toEqual(['0.40', '0.00', '0.00']);
     expect(rows[0]).toMatchObject({
       StatusBill: 3,
       DueDate: expect.any(String),
