@@ -38,12 +38,17 @@ export function sealAccept(key: Buffer, sessionId: string, accept: string): stri
 export function openAccept(
   key: Buffer,
   seal: string,
+  /** For a seal of the earlier form (value and MAC only), made for the session it comes with. */
+  sessionId?: string,
 ): { accept: string; sessionId: string } | undefined {
-  const m = /^([A-Za-z0-9_-]{1,400})\.([A-Za-z0-9_]{1,64})\.([A-Za-z0-9_-]{43})$/.exec(seal);
+  const m =
+    /^([A-Za-z0-9_-]{1,400})\.([A-Za-z0-9_]{1,64})\.([A-Za-z0-9_-]{43})$/.exec(seal) ??
+    (sessionId ? /^([A-Za-z0-9_-]{1,400})\.()([A-Za-z0-9_-]{43})$/.exec(seal) : null);
   if (!m) return undefined;
+  const sealedFor = m[2] || sessionId!;
   const accept = Buffer.from(m[1]!, 'base64url').toString('utf8');
   if (accept.length > MAX_ACCEPT) return undefined;
-  return constantTimeEqual(m[3]!, mac(key, m[2]!, accept))
-    ? { accept, sessionId: m[2]! }
+  return constantTimeEqual(m[3]!, mac(key, sealedFor, accept))
+    ? { accept, sessionId: sealedFor }
     : undefined;
 }

@@ -110,7 +110,7 @@ async function adoptHandshake(
 ): Promise<SessionRow> {
   const seal = c.req.header(HANDSHAKE_HEADER);
   if (!seal) return session;
-  const opened = openAccept(handshakeKey(ctx.config.merchantSecret), seal);
+  const opened = openAccept(handshakeKey(ctx.config.merchantSecret), seal, session.id);
   if (!opened || opened.accept === session.frame_accept) return session;
   if (opened.sessionId !== session.id) {
     // A frame renewed in place keeps the page it was served for an earlier session: taken

@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicSession } from '../../../server/bff/checkout-api';
+import { handshakeKey } from '../../../server/bff/http/frame-handshake';
 import { sessionIdFromSecret } from '../../../widget/protocol/constants';
 import {
   MERCHANT_ORIGIN,
@@ -203,12 +204,12 @@ describe('GET /checkout/frame', () => {
 
   it('stores the frame page Accept header only when the frame sends its seal with the secret', async () => {
     const s = await t.createSession();
-    const stored = async () =>
+    const stored = async (id = s.id) =>
       (
         await t.bff.ctx.db
           .selectFrom('checkout_sessions')
           .select('frame_accept')
-          .where('id', '=', s.id)
+          .where('id', '=', id)
           .executeTakeFirstOrThrow()
       ).frame_accept;
     const accept = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8';
@@ -253,12 +254,21 @@ describe('GET /checkout/frame', () => {
     await t.frame(renewed.clientSecret, 'GET', '/checkout/api/session', {
       headers: { 'checkout-handshake': seal! },
     });
-    const renewedAccept = await t.bff.ctx.db
-      .selectFrom('checkout_sessions')
-      .select('frame_accept')
-      .where('id', '=', renewed.id)
-      .executeTakeFirstOrThrow();
-    expect(renewedAccept.frame_accept).toBe(accept);
+    expect(await stored(renewed.id)).toBe(accept);
+
+    // A page served before seals named their session (value and MAC only): still its own.
+    const older = await t.createSession();
+    const legacyAccept = 'text/html;q=0.9';
+    const legacy = `${Buffer.from(legacyAccept).toString('base64url')}.${createHmac(
+      'sha256',
+      handshakeKey(MERCHANT_SECRET),
+    )
+      .update(`${older.id}\n${legacyAccept}`)
+      .digest('base64url')}`;
+    await t.frame(older.clientSecret, 'GET', '/checkout/api/session', {
+      headers: { 'checkout-handshake': legacy },
+    });
+    expect(await stored(older.id)).toBe(legacyAccept);
   });
 
   it('the frame page carries the brand symbols itself: no sprite file to fetch', async () => {
