@@ -6,7 +6,7 @@ import { endAttemptAsFailure } from '../sessions/service';
 import { findSession, unknownAttemptsQuery } from '../sessions/store';
 import { linkSaleToAttempt } from './ledger-link';
 import { classifyGatewayError } from './outcomes';
-import { settleSubscription } from './subscribe';
+import { planHasTrial, settleSubscription } from './subscribe';
 import { transitionSession } from '../sessions/transition';
 import { firstBillingOf, readPages, type PagesRead } from '../subscriptions/service';
 
@@ -138,7 +138,11 @@ export async function resolveUnknownAttempts(
           );
           const mine = listing.found.get(a.gateway_reference!);
           if (mine) {
-            sub = { id: mine.id, first: await firstBillingOf(ctx, mine.id, listing.pages) };
+            sub = {
+              id: mine.id,
+              createdDate: mine.createdDate,
+              first: await firstBillingOf(ctx, mine.id, listing.pages),
+            };
           } else if (!listing.complete || !listing.wanted.has(a.gateway_reference!)) {
             // Not read to the end yet, or begun before this attempt's call had ended (its
             // subscription might have been made after): the next proof of the plan tells.
@@ -230,8 +234,13 @@ const MAX_PAGES = 3;
 /** Pages of a plan's subscriptions read before an attempt is declared not to have happened. */
 const PROOF_PAGES = 50;
 
+/** Pages of a day's billings read for a first billing not among the newest (1,000 billings). */
+const DUE_DAY_PAGES = 10;
+
 interface FoundSubscription {
   id: string;
+  /** When the gateway made it (its clock): without a trial, its first billing's due instant. */
+  createdDate: string;
   first: Billing | null;
 }
 
@@ -241,20 +250,27 @@ interface FoundSubscription {
  */
 async function settleFoundSubscription(
   ctx: BffContext,
-  a: { id: string; session_id: string; created_at: string },
+  a: { id: string; session_id: string },
   sub: FoundSubscription,
 ): Promise<boolean> {
   const row = await findSession(ctx.db, a.session_id);
   if (!row) return false;
   const log = ctx.logger.child({ sessionId: a.session_id, attemptId: a.id });
-  // Not among the newest billings: looked for among those due the day the attempt was made
-  // (without a trial the gateway bills the first installment when the subscription is made).
+  // Not among the newest billings: without a trial the gateway billed the first installment
+  // when it made the subscription, so it is looked for among the billings due that day (by the
+  // gateway's clock). With one, nothing was billed yet (settleSubscription reads the plan).
   let first = sub.first;
-  if (!first) {
+  if (!first && !(await planHasTrial(ctx, row.plan_id))) {
     try {
-      first = await firstBillingOf(ctx, sub.id, 10, a.created_at);
+      first = await firstBillingOf(ctx, sub.id, DUE_DAY_PAGES, sub.createdDate);
     } catch (err) {
       if (!classifyGatewayError(err)) throw err;
+    }
+    if (!first) {
+      log.warn(
+        { event: 'subscription.first_billing_unseen', subscriptionId: sub.id },
+        'a subscription without a trial whose first billing is not found yet: pending',
+      );
     }
   }
   const result = await settleSubscription(ctx, row, a.id, sub.id, first, log);
@@ -389,7 +405,11 @@ async function subscriptionsByOrderNumber(
     );
     for (const b of found.items) {
       if (b.installment !== 1 || out.has(b.subscription.orderNumber)) continue;
-      out.set(b.subscription.orderNumber, { id: b.subscription.id, first: b });
+      out.set(b.subscription.orderNumber, {
+        id: b.subscription.id,
+        createdDate: b.subscription.createdDate,
+        first: b,
+      });
     }
     if (page * PAGE >= found.total) break;
   }
@@ -399,7 +419,9 @@ async function subscriptionsByOrderNumber(
       { timeoutMs: 10_000 },
     );
     for (const s of found.items) {
-      if (!out.has(s.orderNumber)) out.set(s.orderNumber, { id: s.id, first: null });
+      if (!out.has(s.orderNumber)) {
+        out.set(s.orderNumber, { id: s.id, createdDate: s.createdDate, first: null });
+      }
     }
     if (page * PAGE >= found.total) break;
   }

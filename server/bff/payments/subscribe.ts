@@ -132,7 +132,7 @@ export async function settleSubscription(
 }
 
 /** Whether the plan starts with a trial (no billing at creation); false when it cannot be read. */
-async function planHasTrial(ctx: BffContext, planId: string | null): Promise<boolean> {
+export async function planHasTrial(ctx: BffContext, planId: string | null): Promise<boolean> {
   if (!planId) return false;
   try {
     return ((await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 })).trialDays ?? 0) > 0;

@@ -66,12 +66,12 @@ export async function firstBillingOf(
   dueAround?: string,
 ): Promise<Billing | null> {
   let first: Billing | null = null;
-  // Known due day (no trial: the subscription's creation): the billings due a day either side
-  // of it (the gateway's clock may not be ours), oldest first, where an old subscription's
+  // Known due instant (no trial: the subscription's creation, by the gateway's clock): the
+  // billings due that São Paulo day or the next, oldest first, where an old subscription's
   // first one is found however many were made since.
   const window = dueAround
     ? {
-        expirationDateRangeStartDate: saoPauloDay(dueAround, -1),
+        expirationDateRangeStartDate: saoPauloDay(dueAround, 0),
         expirationDateRangeEndDate: saoPauloDay(dueAround, 1),
         orderBy: 'createdDate',
       }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
-import { encryptWithKey, MERCHANT_SECRET } from '../../support/bff';
+import { encryptWithKey, MERCHANT_ORIGIN, MERCHANT_SECRET } from '../../support/bff';
 import { slowBffForSuite } from '../../support/slow-bff';
 
 /**
@@ -62,5 +62,53 @@ describe('the resolver and the ledger it reads', () => {
     } finally {
       slow.clock.reset(0);
     }
+  });
+
+  it("a subscription's first billing is looked for on the gateway's day, not ours", async () => {
+    const { slow } = bffs;
+    // The sandbox's clock is a month ahead (the test before): so are its billings' due dates.
+    const plan = await slow.sandbox.call('POST', '/v1/recurrences/plans', {
+      body: {
+        name: 'Dated monthly',
+        description: 'Dated monthly',
+        amount: 19.9,
+        planType: 'Monthly',
+        paymentMethod: 'CreditCard',
+      },
+    });
+    const created = (
+      await slow.request('POST', '/v1/checkout-sessions', {
+        headers: merchant,
+        body: { planId: plan.body as string, origin: MERCHANT_ORIGIN },
+      })
+    ).body as { id: string; clientSecret: string };
+    // The billing search fails once after the subscription is made: the pay is pending.
+    await slow.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: { method: 'GET', path: '/v1/recurrences/billing', count: 1, status: 503 },
+    });
+    const key = await bffs.helper.publicKey((await bffs.helper.createSession()).clientSecret);
+    const number = '4000000000002701';
+    const paid = await slow.pay(
+      created.clientSecret,
+      await slow.payBody(created.clientSecret, number, {
+        method: 'credit',
+        encryptedCard: encryptWithKey(key, number),
+      }),
+    );
+    expect(paid.body).toEqual({ status: 'pending' });
+    // A busy account: the newest billings no longer show it; a search by due day does.
+    const gateway = slow.bff.ctx.gateway;
+    const search = gateway.searchBillings.bind(gateway);
+    gateway.searchBillings = async (q, o) => {
+      const found = await search(q, o);
+      return q?.expirationDateRangeStartDate ? found : { ...found, items: [] };
+    };
+    try {
+      await resolve();
+    } finally {
+      gateway.searchBillings = search;
+    }
+    expect((await detail(created.id)).status).toBe('succeeded');
   });
 });
