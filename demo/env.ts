@@ -9,6 +9,8 @@ const EnvSchema = z.object({
   BFF_URL: z.url().optional(),
   BFF_PUBLIC_URL: z.url().optional(),
   BFF_MERCHANT_SECRET: z.string().min(1).optional(),
+  /** Where the card issuers' 3-D Secure pages are served besides https: (the sandbox's bank). */
+  DEMO_ISSUER_ORIGINS: z.string().default('http://localhost:4010'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -19,6 +21,7 @@ export interface DemoEnvConfig {
   BFF_URL: string;
   BFF_PUBLIC_URL: string;
   BFF_MERCHANT_SECRET: string;
+  DEMO_ISSUER_ORIGINS: string[];
   LOG_LEVEL: z.infer<typeof EnvSchema>['LOG_LEVEL'];
 }
 
@@ -42,6 +45,9 @@ export function readDemoEnv(env: NodeJS.ProcessEnv = process.env): DemoEnvConfig
     BFF_URL: cfg.BFF_URL ?? bffPublic,
     BFF_PUBLIC_URL: bffPublic,
     BFF_MERCHANT_SECRET: secret,
+    DEMO_ISSUER_ORIGINS: cfg.DEMO_ISSUER_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
     LOG_LEVEL: cfg.LOG_LEVEL,
   };
 }

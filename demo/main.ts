@@ -12,6 +12,7 @@ function main(): void {
     bffUrl: env.BFF_URL,
     bffPublicUrl: env.BFF_PUBLIC_URL,
     merchantSecret: env.BFF_MERCHANT_SECRET,
+    issuerOrigins: env.DEMO_ISSUER_ORIGINS,
     logger,
   });
   const server = serve({ fetch: app.fetch, port: env.DEMO_PORT, hostname: env.DEMO_HOST }, () => {

@@ -19,3 +19,14 @@ describe('the demo storefront Content Security Policy', () => {
     );
   });
 });
+
+describe('tsx demo/main.ts', () => {
+  it("allows the local sandbox's bank by default, or the origins given", async () => {
+    const { readDemoEnv } = await import('../../../demo/env');
+    expect(readDemoEnv({}).DEMO_ISSUER_ORIGINS).toEqual(['http://localhost:4010']);
+    expect(
+      readDemoEnv({ DEMO_ISSUER_ORIGINS: 'http://127.0.0.1:4010, https://acs.test' })
+        .DEMO_ISSUER_ORIGINS,
+    ).toEqual(['http://127.0.0.1:4010', 'https://acs.test']);
+  });
+});
