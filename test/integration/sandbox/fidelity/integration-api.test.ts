@@ -114,7 +114,9 @@ describe('bank slip values as "0.00" strings', () => {
     expect((credit.body as Row[]).find((r) => r.Id === id)).toMatchObject({
       Value: '150.50',
       EffectivePaymentValue: '150.50',
-      OverduePaymentPenalty: '0.00',
+      // The late penalty it would carry (2 %); paid on time, none received.
+      OverduePaymentPenalty: '3.01',
+      OverduePenaltyReceived: '0.00',
     });
   });
 });
