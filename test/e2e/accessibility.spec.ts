@@ -173,9 +173,7 @@ test.describe('accessibility', () => {
   });
 
   test('Escape closes the challenge dialog and cancels the attempt', async ({ checkout }) => {
-    await checkout.payWith({ number: CARDS.challenge }, 'debit');
-    await checkout.challenge.expectOpen();
-    await checkout.challenge.acsFrame();
+    await checkout.payIntoChallenge();
     await checkout.challenge.closeButton.focus();
     await checkout.page.keyboard.press('Escape');
     await checkout.challenge.expectClosed();

@@ -98,9 +98,7 @@ test('credit in installments: the order page repeats brand, last four and the pl
 });
 
 test('the challenge dialog (screenshot for docs/demo.md)', async ({ checkout, page }) => {
-  await checkout.payWith({ number: CARDS.challenge }, 'debit');
-  await checkout.challenge.expectOpen();
-  await checkout.challenge.acsFrame();
+  await checkout.payIntoChallenge();
   await screenshot(page, 'challenge-1280');
   await checkout.challenge.submitOtp(OTP);
   await expect(page).toHaveURL(/\/order\/cs_/);

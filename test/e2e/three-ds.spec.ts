@@ -61,9 +61,7 @@ test.describe('3-D Secure', () => {
     const sessionId = await checkout.sessionId();
     // The bank's iframe exists only while a challenge is open (none to build at page load).
     expect(await checkout.challenge.hostFrames()).toBe(1);
-    await checkout.payWith({ number: CARDS.challenge }, 'debit');
-    await checkout.challenge.expectOpen();
-    await checkout.challenge.acsFrame();
+    await checkout.payIntoChallenge();
     expect(await checkout.challenge.hostFrames()).toBe(2);
     await checkout.challenge.close();
     await checkout.challenge.expectClosed();
@@ -133,9 +131,7 @@ test.describe('the 3-D Secure dialog', () => {
     const sessionId = await checkout.sessionId();
     // The bank's iframe exists only while a challenge is open (none to build at page load).
     expect(await checkout.challenge.hostFrames()).toBe(1);
-    await checkout.payWith({ number: CARDS.challenge }, 'debit');
-    await checkout.challenge.expectOpen();
-    await checkout.challenge.acsFrame();
+    await checkout.payIntoChallenge();
     expect(await checkout.challenge.hostFrames()).toBe(2);
     await checkout.challenge.close();
     await checkout.challenge.expectClosed();
@@ -156,9 +152,7 @@ test.describe('the 3-D Secure dialog', () => {
       await route.fetch();
       await route.abort('connectionreset');
     });
-    await checkout.payWith({ number: CARDS.challenge }, 'debit');
-    await checkout.challenge.expectOpen();
-    await checkout.challenge.acsFrame();
+    await checkout.payIntoChallenge();
     const readies = (await checkout.events('checkout-ready')).length;
     await checkout.challenge.close();
     await checkout.challenge.expectClosed();
@@ -188,9 +182,7 @@ test.describe('the 3-D Secure dialog', () => {
     page,
   }) => {
     const sessionId = await checkout.sessionId();
-    await checkout.payWith({ number: CARDS.challenge }, 'debit');
-    await checkout.challenge.expectOpen();
-    await checkout.challenge.acsFrame();
+    await checkout.payIntoChallenge();
 
     await page.reload();
     await expect(checkout.cardNumber).toBeVisible();
@@ -218,9 +210,7 @@ test.describe('the 3-D Secure dialog', () => {
     merchant,
   }) => {
     const sessionId = await checkout.sessionId();
-    await checkout.payWith({ number: CARDS.challenge }, 'debit');
-    await checkout.challenge.expectOpen();
-    await checkout.challenge.acsFrame();
+    await checkout.payIntoChallenge();
     // The page changes an attribute the frame is built from: a new frame, the old one gone.
     await checkout.host.evaluate((el) => el.setAttribute('submit-label', 'Pagar agora'));
     // The dialog of the old frame's challenge closes with it (nobody would hear its answer).

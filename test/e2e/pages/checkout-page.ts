@@ -170,6 +170,16 @@ export class CheckoutPage {
     await this.pay.click();
   }
 
+  /**
+   * Pays (debit) with the card the bank challenges (`CARDS.challenge`), until the bank's page
+   * shows in the dialog.
+   */
+  async payIntoChallenge(): Promise<void> {
+    await this.payWith({ number: '4000000000002503' }, 'debit');
+    await this.challenge.expectOpen();
+    await this.challenge.acsFrame();
+  }
+
   fieldError(name: string): Locator {
     return this.frame.locator(`#${name}-error`);
   }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
-import { encryptWithKey, MERCHANT_ORIGIN, MERCHANT_SECRET } from '../../support/bff';
-import { slowBffForSuite } from '../../support/slow-bff';
+import { MERCHANT_ORIGIN, MERCHANT_SECRET } from '../../support/bff';
+import { creditBody, LATE_ANSWER_MS, payTimingOut, slowBffForSuite } from '../../support/slow-bff';
 
 /**
  * What the resolver may call proof that a payment did not happen, when the ledger it reads is
@@ -13,20 +13,9 @@ const bffs = slowBffForSuite();
 
 /** A payment the sandbox makes after the BFF gave up on it: the attempt is unknown. */
 async function lostPayment(amount: number) {
-  const { slow, helper } = bffs;
-  const number = '4000000000002701';
-  const s = await slow.createSession({ amount });
-  const key = await helper.publicKey((await helper.createSession()).clientSecret);
-  const body = await slow.payBody(s.clientSecret, number, {
-    method: 'credit',
-    encryptedCard: encryptWithKey(key, number),
-  });
-  await slow.sandbox.call('POST', '/__sandbox/faults', {
-    token: null,
-    body: { method: 'POST', path: '/v1/payments', count: 1, latencyMs: 1000 },
-  });
-  expect((await slow.pay(s.clientSecret, body)).body).toEqual({ status: 'pending' });
-  await new Promise((r) => setTimeout(r, 1200));
+  const s = await bffs.slow.createSession({ amount });
+  await payTimingOut(bffs, s.clientSecret, '4000000000002701', '/v1/payments');
+  await new Promise((r) => setTimeout(r, LATE_ANSWER_MS));
   const attemptId = (await detail(s.id)).attempts[0]!.id;
   return { sessionId: s.id, attemptId };
 }
@@ -87,14 +76,9 @@ describe('the resolver and the ledger it reads', () => {
       token: null,
       body: { method: 'GET', path: '/v1/recurrences/billing', count: 1, status: 503 },
     });
-    const key = await bffs.helper.publicKey((await bffs.helper.createSession()).clientSecret);
-    const number = '4000000000002701';
     const paid = await slow.pay(
       created.clientSecret,
-      await slow.payBody(created.clientSecret, number, {
-        method: 'credit',
-        encryptedCard: encryptWithKey(key, number),
-      }),
+      await creditBody(bffs, created.clientSecret, '4000000000002701'),
     );
     expect(paid.body).toEqual({ status: 'pending' });
     // A busy account: the newest billings no longer show it; a search by due day does.

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
-import { encryptWithKey, MERCHANT_ORIGIN, MERCHANT_SECRET, type TestBff } from '../../support/bff';
-import { startSlowBff } from '../../support/slow-bff';
+import { MERCHANT_ORIGIN, MERCHANT_SECRET, type TestBff } from '../../support/bff';
+import { LATE_ANSWER_MS, payTimingOut, startSlowBff } from '../../support/slow-bff';
 import { createPlan, gw, monthlyPlan, subscribeMany, vault } from '../sandbox/recurrence/helpers';
 
 // The proof before a subscription attempt with no answer is declared not to have happened:
@@ -35,17 +35,8 @@ describe('a timed-out subscription behind many newer ones', () => {
     });
     expect(created.status).toBe(201);
     const s = created.body as { id: string; clientSecret: string };
-    const key = await helper.publicKey((await helper.createSession()).clientSecret);
-    const body = await slow.payBody(s.clientSecret, number, {
-      method: 'credit',
-      encryptedCard: encryptWithKey(key, number),
-    });
-    await slow.sandbox.call('POST', '/__sandbox/faults', {
-      token: null,
-      body: { method: 'POST', path: '/v1/recurrences/subscriptions', count: 1, latencyMs: 1000 },
-    });
-    expect((await slow.pay(s.clientSecret, body)).body).toEqual({ status: 'pending' });
-    await new Promise((r) => setTimeout(r, 1200));
+    await payTimingOut({ slow, helper }, s.clientSecret, number, '/v1/recurrences/subscriptions');
+    await new Promise((r) => setTimeout(r, LATE_ANSWER_MS));
     const attemptId = (await detail(s.id)).attempts[0]!.id;
     const { gateway_reference } = await slow.bff.ctx.db
       .selectFrom('payment_attempts')

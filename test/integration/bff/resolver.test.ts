@@ -3,7 +3,7 @@ import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import { inboxDb } from '../../../server/bff/webhooks/store';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
 import { encryptWithKey, MERCHANT_SECRET, type TestBff } from '../../support/bff';
-import { startSlowBff } from '../../support/slow-bff';
+import { LATE_ANSWER_MS, payTimingOut, startSlowBff } from '../../support/slow-bff';
 import { failWrites } from '../../support/store-failures';
 import { attemptRow, seedSessionWithAttempt } from '../../support/store-rows';
 
@@ -58,19 +58,7 @@ async function timedOutPayment(number: string, amount: number, referenceTransact
     amount,
     ...(referenceTransaction ? { referenceTransaction } : {}),
   });
-  const key = await helper.publicKey((await helper.createSession()).clientSecret);
-  const body = await slow.payBody(s.clientSecret, number, {
-    method: 'credit',
-    encryptedCard: encryptWithKey(key, number),
-  });
-  const fault = await slow.sandbox.call('POST', '/__sandbox/faults', {
-    token: null,
-    body: { method: 'POST', path: '/v1/payments', count: 1, latencyMs: 1000 },
-  });
-  expect(fault.status).toBeLessThan(300);
-  const res = await slow.pay(s.clientSecret, body);
-  // Not "try again": the payment may have happened. The shopper is told it is being confirmed.
-  expect(res.body).toEqual({ status: 'pending' });
+  const body = await payTimingOut({ slow, helper }, s.clientSecret, number, '/v1/payments');
   const d = await detail(s.id);
   expect(d.attempts.map((a) => a.status)).toEqual(['unknown']);
   expect(d).toMatchObject({ status: 'pending', attemptsLeft: 0 });
@@ -82,7 +70,7 @@ async function timedOutPayment(number: string, amount: number, referenceTransact
   expect(again.status).toBe(409);
   expect((again.body as { tag: string }[])[0]?.tag).toBe('payment_pending');
   // The sandbox finishes the payment once its delay is over.
-  await new Promise((r) => setTimeout(r, 1200));
+  await new Promise((r) => setTimeout(r, LATE_ANSWER_MS));
   return s;
 }
 

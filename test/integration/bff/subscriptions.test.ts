@@ -49,6 +49,41 @@ async function payWithBillingSearchDown(card: string) {
   return created;
 }
 
+/**
+ * A plan session (retries allowed) paid with a card whose first billing waits for its retry
+ * (51), while the gateway fails `failing` (its next `count` calls) when given.
+ */
+async function payRetryingFirstBilling(
+  plan: { name: string; amount: number },
+  failing?: { path: string; count: number },
+) {
+  const planId = await createPlan({ ...plan, planType: 'Monthly', attempts: 2 });
+  const created = (await createSession({ planId })).body as { id: string; clientSecret: string };
+  if (failing) {
+    await t.sandbox.call('POST', '/__sandbox/faults', {
+      token: null,
+      body: { method: 'POST', ...failing, status: 500 },
+    });
+  }
+  try {
+    const res = await t.pay(
+      created.clientSecret,
+      await t.payBody(created.clientSecret, '4000000000009995', { method: 'credit' }),
+    );
+    return { planId, created, res };
+  } finally {
+    await t.sandbox.call('DELETE', '/__sandbox/faults', { token: null });
+  }
+}
+
+/** The status of the first billing of the newest subscription to `planId`. */
+async function billingStatusOf(planId: string): Promise<string | undefined> {
+  const billings = await t.sandbox.call('GET', '/v1/recurrences/billing?limit=20');
+  return (
+    billings.body as { items: { status: string; subscription: { plan: { id: string } } }[] }
+  ).items.find((b) => b.subscription.plan.id === planId)?.status;
+}
+
 function createSession(body: object) {
   return t.request('POST', '/v1/checkout-sessions', {
     headers: merchant,
@@ -381,57 +416,30 @@ describe('subscription checkout (planId)', () => {
   });
 
   it('a first billing waiting for a retry (51 with attempts left) reads as insufficient funds', async () => {
-    const retrying = await createPlan({
+    const { planId: retrying, res } = await payRetryingFirstBilling({
       name: 'Retry monthly',
       amount: 19.9,
-      planType: 'Monthly',
-      attempts: 2,
     });
-    const created = (await createSession({ planId: retrying })).body as { clientSecret: string };
-    const res = await t.pay(
-      created.clientSecret,
-      await t.payBody(created.clientSecret, '4000000000009995', { method: 'credit' }),
-    );
     expect(res.body).toMatchObject({
       status: 'failed',
       error: { code: 'insufficient_funds', retryable: true },
     });
-    const billings = await t.sandbox.call('GET', '/v1/recurrences/billing?limit=5');
-    const first = (
-      billings.body as { items: { status: string; subscription: { plan: { id: string } } }[] }
-    ).items.find((b) => b.subscription.plan.id === retrying);
     // Canceling the subscription canceled the billing that waited for its retry.
-    expect(first?.status).toBe('Canceled');
+    expect(await billingStatusOf(retrying)).toBe('Canceled');
   });
 
   it('a first billing waiting for its retry is canceled itself; until it is, the pay is pending', async () => {
-    const retrying = await createPlan({
-      name: 'Retry billing monthly',
-      amount: 23.9,
-      planType: 'Monthly',
-      attempts: 2,
-    });
-    const created = (await createSession({ planId: retrying })).body as {
-      id: string;
-      clientSecret: string;
-    };
     // The billing cancel fails: canceling the subscription alone may leave it to be retried.
-    await t.sandbox.call('POST', '/__sandbox/faults', {
-      token: null,
-      body: { method: 'POST', path: '/v1/recurrences/billing/*', count: 1, status: 500 },
-    });
-    const res = await t.pay(
-      created.clientSecret,
-      await t.payBody(created.clientSecret, '4000000000009995', { method: 'credit' }),
+    const {
+      planId: retrying,
+      created,
+      res,
+    } = await payRetryingFirstBilling(
+      { name: 'Retry billing monthly', amount: 23.9 },
+      { path: '/v1/recurrences/billing/*', count: 1 },
     );
     expect(res.body).toEqual({ status: 'pending' });
-    const billing = async () =>
-      (
-        (await t.sandbox.call('GET', '/v1/recurrences/billing?limit=20')).body as {
-          items: { status: string; subscription: { plan: { id: string } } }[];
-        }
-      ).items.find((b) => b.subscription.plan.id === retrying)!.status;
-    expect(await billing()).toBe('Opened');
+    expect(await billingStatusOf(retrying)).toBe('Opened');
 
     const report = await resolveUnknownAttempts(t.bff.ctx, {
       accountNumber: DEFAULT_CLIENT.accountNumber,
@@ -442,34 +450,15 @@ describe('subscription checkout (planId)', () => {
     ).body as { status: string; attempts: { id: string; status: string }[] };
     expect(report.resolved).toContain(after.attempts[0]!.id);
     expect(after).toMatchObject({ status: 'open', attempts: [{ status: 'declined' }] });
-    expect(await billing()).toBe('Canceled');
+    expect(await billingStatusOf(retrying)).toBe('Canceled');
   });
 
   it('a failed first billing whose subscription cannot be canceled stays pending until it is', async () => {
-    const retrying = await createPlan({
-      name: 'Retry cancel monthly',
-      amount: 21.9,
-      planType: 'Monthly',
-      attempts: 2,
-    });
-    const created = (await createSession({ planId: retrying })).body as {
-      id: string;
-      clientSecret: string;
-    };
     // The cancel of the subscription (its status call) fails: the gateway will retry the 51.
-    await t.sandbox.call('POST', '/__sandbox/faults', {
-      token: null,
-      body: { method: 'POST', path: '/v1/recurrences/subscriptions/*', count: 5, status: 500 },
-    });
-    let res;
-    try {
-      res = await t.pay(
-        created.clientSecret,
-        await t.payBody(created.clientSecret, '4000000000009995', { method: 'credit' }),
-      );
-    } finally {
-      await t.sandbox.call('DELETE', '/__sandbox/faults', { token: null });
-    }
+    const { created, res } = await payRetryingFirstBilling(
+      { name: 'Retry cancel monthly', amount: 21.9 },
+      { path: '/v1/recurrences/subscriptions/*', count: 5 },
+    );
     // Not "try again": a second subscription would be billed beside the first one's retry.
     expect(res.body).toEqual({ status: 'pending' });
     const detail = async () =>
