@@ -38,7 +38,8 @@ export function createPublicKeyCache(deps: {
           return res.key;
         })
         .finally(() => {
-          inflight = undefined;
+          // A fetch a drop left behind must not clear the one that began after it.
+          if (started === generation) inflight = undefined;
         });
       return inflight;
     },
