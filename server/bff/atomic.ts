@@ -1,5 +1,15 @@
 import type { BffContext } from './context';
 import { runAfterCommit } from './after-commit';
+import { answerBeforeDisk } from '../lib/db-sync';
+
+export interface StepOptions {
+  /**
+   * The step records the outcome of a gateway call: on a durable SQLite store its commit does
+   * not hold the answer for its fsync (`answerBeforeDisk`, server/lib/db-sync.ts). Inside a
+   * transaction already, the outer transaction decides.
+   */
+  outcome?: boolean;
+}
 
 /**
  * Runs one step of a flow (the claim of a pay and its attempt; the outcome and its events) as
@@ -15,11 +25,14 @@ import { runAfterCommit } from './after-commit';
 export async function atomically<T>(
   ctx: BffContext,
   fn: (ctx: BffContext) => Promise<T>,
+  opts: StepOptions = {},
 ): Promise<T> {
   if (ctx.db.isTransaction) return fn(ctx);
   let trx: object | undefined;
-  const out = await ctx.db.transaction().execute((db) => {
+  const root = ctx.db;
+  const out = await root.transaction().execute(async (db) => {
     trx = db;
+    if (opts.outcome) await answerBeforeDisk(root, db);
     return fn({ ...ctx, db });
   });
   // What the steps inside asked for once they are committed (server/bff/after-commit.ts).

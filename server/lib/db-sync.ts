@@ -15,6 +15,8 @@ interface Held {
   wrote: boolean;
   /** The holder asked for its writes not to wait for the disk (`withoutWaitingForDisk`). */
   light: boolean;
+  /** The holder's writes start their fsync but do not wait for it (`answerBeforeDisk`). */
+  behind: boolean;
 }
 
 /** Whether `sql` only reads (a text SQLite cannot compile: no, and its run will say why). */
@@ -32,6 +34,9 @@ function readOnly(database: SQLite.Database, sql: string): boolean {
  * commit) it reaches SQLite and does nothing.
  */
 const NO_FSYNC = CompiledQuery.raw('select 1 -- card-checkout: these writes need no fsync');
+
+/** Sent by `answerBeforeDisk` inside a transaction: its commit's fsync starts, unwaited. */
+const SYNC_BEHIND = CompiledQuery.raw('select 1 -- card-checkout: answer before the fsync');
 
 /**
  * Every commit of a SQLite store on disk before it returns, with the fsyncs off the event
@@ -67,12 +72,16 @@ export class DurableCommits {
   watch(connection: DatabaseConnection): DatabaseConnection {
     let w = this.watched.get(connection);
     if (w) return w;
-    const state: Held = { wrote: false, light: false };
+    const state: Held = { wrote: false, light: false, behind: false };
     const database = this.database;
     w = {
       executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
         if (q === NO_FSYNC) {
           state.light = true;
+          return Promise.resolve({ rows: [] });
+        }
+        if (q === SYNC_BEHIND) {
+          state.behind = true;
           return Promise.resolve({ rows: [] });
         }
         // BEGIN and COMMIT count as read-only: the statements inside are what writes.
@@ -95,10 +104,17 @@ export class DurableCommits {
     const state = this.held.get(connection);
     if (!state) return false;
     const wait = state.wrote && !state.light;
+    const behind = state.behind;
     state.wrote = false;
     state.light = false;
-    if (wait) this.committed();
-    return wait;
+    state.behind = false;
+    if (!wait) return false;
+    this.committed();
+    if (!behind) return true;
+    // Started now, waited for by nobody: a read that saw these writes still waits for it
+    // (`settled`), and one that failed leaves them owed, synced by the next.
+    this.sync().catch(() => undefined);
+    return false;
   }
 
   /** Counts a commit that waits for the disk: a read that saw it owes an fsync that covers it. */
@@ -183,6 +199,23 @@ export const durableStores = new WeakMap<object, DurableCommits>();
  */
 export function readsSettled(db: object): Promise<void> {
   return durableStores.get(db)?.settled() ?? Promise.resolve();
+}
+
+/**
+ * Called first inside a transaction that `root` (a store's own handle) began: its commit starts
+ * the WAL fsync that makes it durable but returns without waiting for it. For the outcome of a
+ * gateway call, whose truth the gateway keeps: the write-ahead before the call (the claim with
+ * its attempt) is on disk before the call is made, so a power cut that takes back an outcome
+ * leaves an attempt in flight, which the resolver settles from the gateway's ledger as it would
+ * after a crash: the truth comes later, it does not change. A read that saw the outcome (a GET,
+ * a replayed answer, an event's delivery claim) still waits for the fsync, as every read does.
+ * The shopper's answer no longer waits for a second fsync (the claim's is the first).
+ *
+ * Any other store (PostgreSQL, which shows a commit once durable; SQLite `normal`): nothing.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function answerBeforeDisk(root: object, tx: Kysely<any>): Promise<void> {
+  if (durableStores.has(root)) await tx.executeQuery(SYNC_BEHIND);
 }
 
 /**

@@ -46,7 +46,8 @@ export interface OpenDbOptions {
    * SQLite only; every level survives a crash or restart of the process. `full` (a file only):
    * each commit is on disk before it returns, so an OS crash or power loss loses nothing
    * committed: for money (the BFF's default). The fsync runs on the thread pool and is shared
-   * by the commits that wait at once (`DurableCommits`, server/lib/db-sync.ts). `normal`
+   * by the commits that wait at once (`DurableCommits`, server/lib/db-sync.ts); a holder may
+   * ask not to wait (`withoutWaitingForDisk`, `answerBeforeDisk`). `normal`
    * (default here): `synchronous = NORMAL`, an OS crash or power loss may lose the commits since
    * the last checkpoint (up to 1,000 WAL pages), never damage the file. `process`:
    * `synchronous = OFF`, an OS crash or power loss may lose or damage the file; checkpoints

@@ -56,6 +56,9 @@ const succeedQ = perShape((shape) =>
   ),
 );
 
+/** A settlement records what the gateway answered: its answer need not wait for the disk. */
+const OUTCOME = { outcome: true } as const;
+
 /** Keeps `result` as the step's idempotent answer (in the step's transaction) and returns it. */
 async function keep(tx: BffContext, result: PayResult): Promise<PayResult> {
   await tx.keepAnswer?.(tx.db, result);
@@ -75,28 +78,32 @@ export async function succeed(
 ): Promise<PayResult> {
   const now = ctx.clock.now();
   // The attempt, the session and the session's events commit together.
-  return atomically(ctx, async (tx) => {
-    // The updated row comes back with the update (RETURNING): no read after it.
-    const shape = shapeOf(answer);
-    const params = {
-      payment_id: null,
-      nsu: null,
-      authorization_code: null,
-      return_code: null,
-      billing_id: null,
-      billing_status: null,
-      billing_amount: null,
-      ...answer,
-      id: attemptId,
-      at: now.toISOString(),
-    };
-    const [updated] = await rowsOf(tx.db, succeedQ(shape)(tx.db, params));
-    if (!updated) return keep(tx, await settledMeanwhile(tx, sessionId, attemptId));
-    await transitionSession(tx, sessionId, SETTLES_FROM, 'succeeded', now, {
-      failure_code: null,
-    });
-    return keep(tx, succeededResult(updated));
-  });
+  return atomically(
+    ctx,
+    async (tx) => {
+      // The updated row comes back with the update (RETURNING): no read after it.
+      const shape = shapeOf(answer);
+      const params = {
+        payment_id: null,
+        nsu: null,
+        authorization_code: null,
+        return_code: null,
+        billing_id: null,
+        billing_status: null,
+        billing_amount: null,
+        ...answer,
+        id: attemptId,
+        at: now.toISOString(),
+      };
+      const [updated] = await rowsOf(tx.db, succeedQ(shape)(tx.db, params));
+      if (!updated) return keep(tx, await settledMeanwhile(tx, sessionId, attemptId));
+      await transitionSession(tx, sessionId, SETTLES_FROM, 'succeeded', now, {
+        failure_code: null,
+      });
+      return keep(tx, succeededResult(updated));
+    },
+    OUTCOME,
+  );
 }
 
 export async function settleAuthorization(
@@ -168,40 +175,48 @@ export async function settle(
     // (no new payment) until the resolver finds the truth in the gateway's ledger.
     log.warn({ outcome: 'unknown' }, 'payment outcome unknown: pending until confirmed');
     const now = ctx.clock.now();
-    return atomically(ctx, async (tx) => {
-      const moved = await updateAttemptInFlight(tx.db, attemptId, {
-        status: 'unknown',
-        failure_code: null,
-        updated_at: now.toISOString(),
-      });
-      if (!moved) return keep(tx, await settledMeanwhile(tx, row.id, attemptId));
-      await transitionSession(tx, row.id, 'processing', 'pending', now, { failure_code: null });
-      return keep(tx, { status: 'pending' });
-    });
+    return atomically(
+      ctx,
+      async (tx) => {
+        const moved = await updateAttemptInFlight(tx.db, attemptId, {
+          status: 'unknown',
+          failure_code: null,
+          updated_at: now.toISOString(),
+        });
+        if (!moved) return keep(tx, await settledMeanwhile(tx, row.id, attemptId));
+        await transitionSession(tx, row.id, 'processing', 'pending', now, { failure_code: null });
+        return keep(tx, { status: 'pending' });
+      },
+      OUTCOME,
+    );
   }
   const code: FailureCode = failureCodeOf(failure);
   log.info({ outcome: failure.kind, failureCode: code }, 'payment not approved');
-  return atomically(ctx, async (tx) => {
-    if (failure.kind === 'declined' && failure.ids) {
-      const moved = await updateAttemptInFlight(tx.db, attemptId, {
-        payment_id: failure.ids.paymentId,
-        authorization_code: failure.ids.authorizationCode,
-        nsu: failure.ids.nsu,
-      });
-      if (!moved) return keep(tx, await settledMeanwhile(tx, row.id, attemptId));
-    }
-    const ended = await endAttemptAsFailure(
-      tx,
-      row,
-      attemptId,
-      code,
-      countsAsAttempt(failure),
-      SETTLES_FROM,
-      {
-        status: failure.kind === 'declined' ? 'declined' : 'failed',
-        ...(failure.kind === 'declined' ? { returnCode: failure.returnCode } : {}),
-      },
-    );
-    return keep(tx, ended);
-  });
+  return atomically(
+    ctx,
+    async (tx) => {
+      if (failure.kind === 'declined' && failure.ids) {
+        const moved = await updateAttemptInFlight(tx.db, attemptId, {
+          payment_id: failure.ids.paymentId,
+          authorization_code: failure.ids.authorizationCode,
+          nsu: failure.ids.nsu,
+        });
+        if (!moved) return keep(tx, await settledMeanwhile(tx, row.id, attemptId));
+      }
+      const ended = await endAttemptAsFailure(
+        tx,
+        row,
+        attemptId,
+        code,
+        countsAsAttempt(failure),
+        SETTLES_FROM,
+        {
+          status: failure.kind === 'declined' ? 'declined' : 'failed',
+          ...(failure.kind === 'declined' ? { returnCode: failure.returnCode } : {}),
+        },
+      );
+      return keep(tx, ended);
+    },
+    OUTCOME,
+  );
 }

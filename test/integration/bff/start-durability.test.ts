@@ -103,6 +103,57 @@ describe('answers made of reads', () => {
   });
 });
 
+describe('a pay on a durable store', () => {
+  it('is on disk before the gateway is called; its answer waits for no fsync of its outcome', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bff-pay-sync-'));
+    dirs.push(dir);
+    let holding = false;
+    const held: (() => void)[] = [];
+    const t = await startTestBff({
+      dbUrl: join(dir, 'bff.sqlite'),
+      syncWal: async () => {
+        if (holding) await new Promise<void>((r) => held.push(r));
+      },
+    });
+    started.push(t);
+    const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
+    const sales = async () =>
+      (await t.sandbox.sandbox.ctx.db.selectFrom('payments').select('payment_id').execute()).length;
+    const s = await t.createSession({ amount: 1234 });
+    const body = await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' });
+
+    holding = true;
+    let answered = false;
+    const paid = t.pay(s.clientSecret, body).then((a) => ((answered = true), a));
+    // The claim with its attempt committed; its fsync is held: the gateway is not called.
+    await expect.poll(() => held.length, { timeout: 5_000 }).toBe(1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await sales()).toBe(0);
+    expect(answered).toBe(false);
+
+    held.shift()!();
+    // The sale made and its outcome committed: the shopper hears of it while the outcome's
+    // fsync is still held (the claim on disk lets the resolver find the sale after a power cut).
+    await expect.poll(() => answered, { timeout: 5_000 }).toBe(true);
+    const answer = await paid;
+    expect(answer.status).toBe(200);
+    expect((answer.body as { status: string }).status).toBe('succeeded');
+    expect(await sales()).toBe(1);
+    expect(held.length).toBe(1);
+
+    // Whoever reads the outcome waits for that fsync.
+    let read = false;
+    const got = t
+      .request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant })
+      .then((a) => ((read = true), a));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(read).toBe(false);
+    holding = false;
+    for (const release of held.splice(0)) release();
+    expect(((await got).body as { status: string }).status).toBe('succeeded');
+  });
+});
+
 describe('stopping (SIGTERM)', () => {
   /**
    * A BFF whose gateway holds every call until released, with an unknown payment: its

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inOneTransaction, openDb, type OpenedDb } from '../../../server/lib/db';
-import { readsSettled, withoutWaitingForDisk } from '../../../server/lib/db-sync';
+import { answerBeforeDisk, readsSettled, withoutWaitingForDisk } from '../../../server/lib/db-sync';
 
 interface Db {
   t: { id: number; v: string };
@@ -205,6 +205,59 @@ describe('durable commits (SQLite `full`)', () => {
     expect(s.syncs.n).toBe(before + 1);
     await readsSettled(s.db);
     expect(s.syncs.n).toBe(before + 1);
+  });
+
+  it('answerBeforeDisk: the commit starts its sync unwaited; reads still wait, a failure stays owed', async () => {
+    const s = await store('full');
+    const base = s.syncs.n;
+    s.hold();
+    await s.db.transaction().execute(async (tx) => {
+      await answerBeforeDisk(s.db, tx);
+      await insert(tx, 1);
+    });
+    // Returned with its fsync started and still held.
+    expect(s.syncs.n).toBe(base + 1);
+    let settled = false;
+    const read = readsSettled(s.db).then(() => (settled = true));
+    await tick();
+    expect(settled).toBe(false);
+    s.release();
+    await read;
+
+    // A sync that failed leaves the commit owed: the next read syncs again.
+    const dir = mkdtempSync(join(tmpdir(), 'db-sync-'));
+    dirs.push(dir);
+    let fail = true;
+    let syncs = 0;
+    const flaky = await openDb<Db>({
+      url: join(dir, 'z.sqlite'),
+      durability: 'full',
+      syncWal: () => {
+        syncs++;
+        return fail ? Promise.reject(new Error('EIO: the disk said no')) : Promise.resolve();
+      },
+    });
+    opened.push(flaky);
+    fail = false;
+    await flaky.db.schema.createTable('t').addColumn('id', 'integer').execute();
+    fail = true;
+    await flaky.db.transaction().execute(async (tx) => {
+      await answerBeforeDisk(flaky.db, tx);
+      await sql`insert into t (id) values (1)`.execute(tx);
+    });
+    await tick();
+    const before = syncs;
+    await expect(readsSettled(flaky.db)).rejects.toThrow('EIO');
+    fail = false;
+    await readsSettled(flaky.db);
+    expect(syncs).toBe(before + 2);
+    // Not a store that syncs itself: nothing is sent.
+    const plain = await store('normal');
+    await plain.db.transaction().execute(async (tx) => {
+      await answerBeforeDisk(plain.db, tx);
+      await insert(tx, 1);
+    });
+    expect(plain.syncs.n).toBe(0);
   });
 
   it('a normal store syncs nothing of its own', async () => {
