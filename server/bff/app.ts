@@ -1,3 +1,4 @@
+import { InFlight } from './http/in-flight';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../lib/clock';
@@ -37,6 +38,8 @@ export interface BffDeps {
   fetch?: typeof fetch;
   /** Where rate limits are counted: the store by default (one limit across instances). */
   rateLimits?: RateLimits;
+  /** Counts the requests in flight, for a durable SQLite store's `syncInlineWhen`. */
+  inFlight?: InFlight;
 }
 
 export interface Bff {
@@ -81,6 +84,7 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
   mountEventDelivery(ctx);
 
   const app = new Hono<BffEnv>()
+    .use('*', (deps.inFlight ?? new InFlight()).middleware())
     .use('*', requestContext(ctx.logger))
     .use('*', baselineSecurityHeaders(config.publicUrl))
     // Card ciphertexts are ~350 bytes and PaRes a few KiB: nothing legitimate is larger.

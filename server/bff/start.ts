@@ -2,6 +2,7 @@ import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createGatewayClient } from '../gateway/client';
 import { openDb } from '../lib/db';
+import { InFlight } from './http/in-flight';
 import { silentLogger } from '../lib/logging';
 import { createBffApp, type Bff } from './app';
 import type { BffDb } from './db';
@@ -36,8 +37,11 @@ export interface StartedBff {
  */
 export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise<StartedBff> {
   const logger = opts.logger ?? silentLogger;
+  // A lone request's commit syncs on the event loop (no hand-off to the thread pool).
+  const inFlight = new InFlight();
   const store = await openDb<BffDb>({
     url: env.databaseUrl,
+    syncInlineWhen: () => inFlight.alone(),
     poolSize: env.databasePoolSize,
     namedStatements: env.databaseNamedStatements,
     durability: env.sqliteSync,
@@ -55,7 +59,13 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
       credentials: env.gateway.credentials,
       timeoutMs: env.gateway.timeoutMs,
     });
-    const bff = await createBffApp({ db: store.db, gateway, config: env.config, logger });
+    const bff = await createBffApp({
+      db: store.db,
+      gateway,
+      config: env.config,
+      logger,
+      inFlight,
+    });
     stopResolver =
       env.resolver.intervalMs > 0
         ? startMaintenance(bff.ctx, {

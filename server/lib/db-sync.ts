@@ -1,6 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, type DatabaseConnection, type Kysely, type QueryResult } from 'kysely';
-import { closeSync, fdatasync, fsync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsync, fsyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -9,6 +9,20 @@ const fsyncAsync = promisify(fsync);
 
 /** How a durable store makes its WAL durable (a test may count or delay it). */
 export type SyncFile = (fd: number) => Promise<void>;
+
+/** The same on the event loop, for a commit nothing else waits behind (`syncInlineWhen`). */
+export type SyncFileNow = (fd: number) => void;
+
+export interface DurableOptions {
+  syncFile?: SyncFile;
+  syncFileNow?: SyncFileNow;
+  /**
+   * Whether nothing else would wait while the event loop is held: then a commit's fsync runs
+   * on it rather than on the thread pool (one fsync, no hand-off there and back: the latency of
+   * a lone request). Asked only when no fsync is running; never for `answerBeforeDisk`.
+   */
+  syncInlineWhen?: () => boolean;
+}
 
 interface Held {
   /** A statement that writes ran while the connection was held. */
@@ -45,7 +59,9 @@ const SYNC_BEHIND = CompiledQuery.raw('select 1 -- card-checkout: answer before 
  * `fdatasync` of the WAL on the thread pool that started after its commit. Commits that land
  * while one runs share the next. `synchronous = FULL` gives the same guarantee with one fsync
  * per commit, inside the commit, with the event loop blocked (≈ 190 µs here, four per pay).
- * The WAL is written in order, so syncing it makes every commit before durable too.
+ * The WAL is written in order, so syncing it makes every commit before durable too. A commit
+ * nothing else waits behind (`syncInlineWhen`: a lone request) syncs on the event loop: the
+ * hand-off to the thread pool and back cost more than the fsync itself there.
  */
 export class DurableCommits {
   private fd: number | null = null;
@@ -60,12 +76,21 @@ export class DurableCommits {
   /** `data_version` when last looked at: it moves when another process commits to the file. */
   private version: number;
 
+  /** The fsyncs run so far: on the event loop, on the thread pool. */
+  readonly fsyncs = { inline: 0, pooled: 0 };
+  private readonly syncFile: SyncFile;
+  private readonly syncFileNow: SyncFileNow;
+  private readonly inlineWhen: () => boolean;
+
   constructor(
     private readonly database: SQLite.Database,
     private readonly file: string,
-    private readonly syncFile: SyncFile = fdatasyncAsync,
+    opts: DurableOptions = {},
   ) {
     this.version = this.dataVersion();
+    this.syncFile = opts.syncFile ?? fdatasyncAsync;
+    this.syncFileNow = opts.syncFileNow ?? fdatasyncSync;
+    this.inlineWhen = opts.syncInlineWhen ?? (() => false);
   }
 
   /** `connection`, noting whether what runs on it writes. */
@@ -111,9 +136,9 @@ export class DurableCommits {
     if (!wait) return false;
     this.committed();
     if (!behind) return true;
-    // Started now, waited for by nobody: a read that saw these writes still waits for it
-    // (`settled`), and one that failed leaves them owed, synced by the next.
-    this.sync().catch(() => undefined);
+    // Started now on the thread pool, waited for by nobody: a read that saw these writes
+    // still waits for it (`settled`), and one that failed leaves them owed, synced by the next.
+    this.sync(false).catch(() => undefined);
     return false;
   }
 
@@ -138,9 +163,12 @@ export class DurableCommits {
     return this.covered >= this.commits ? Promise.resolve() : this.sync();
   }
 
-  /** Resolves once an fsync of the WAL that started after this call has finished. */
-  sync(): Promise<void> {
-    if (!this.running) return this.start();
+  /**
+   * Resolves once an fsync of the WAL that started after this call has finished: on the event
+   * loop when `inline` and `syncInlineWhen` says nothing else waits (and none is running).
+   */
+  sync(inline = true): Promise<void> {
+    if (!this.running) return inline && this.inlineWhen() ? this.syncNow() : this.start();
     // The one running may have started before the caller's commit: the next one covers it.
     this.next ??= this.running
       .catch(() => undefined)
@@ -160,6 +188,34 @@ export class DurableCommits {
     return this.database.pragma('data_version', { simple: true }) as number;
   }
 
+  private syncNow(): Promise<void> {
+    const upTo = this.commits;
+    try {
+      this.fsyncs.inline++;
+      this.syncFileNow(this.walFd());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (upTo > this.covered) this.covered = upTo;
+    return Promise.resolve();
+  }
+
+  /** The WAL, opened once; its name in its folder made durable then too. */
+  private walFd(): number {
+    if (this.fd !== null) return this.fd;
+    const fd = openSync(`${this.file}-wal`, 'r');
+    const dir = openSync(dirname(this.file), 'r');
+    try {
+      fsyncSync(dir);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    } finally {
+      closeSync(dir);
+    }
+    return (this.fd = fd);
+  }
+
   private start(): Promise<void> {
     // The WAL is written in order: an fsync covers every commit made before it began.
     const upTo = this.commits;
@@ -176,15 +232,22 @@ export class DurableCommits {
 
   private async flush(): Promise<void> {
     if (this.fd === null) {
-      this.fd = openSync(`${this.file}-wal`, 'r');
+      const fd = openSync(`${this.file}-wal`, 'r');
       // The WAL's own name in its folder must survive a power cut too, once.
       const dir = openSync(dirname(this.file), 'r');
       try {
         await fsyncAsync(dir);
+      } catch (err) {
+        closeSync(fd);
+        throw err;
       } finally {
         closeSync(dir);
       }
+      // Opened meanwhile by an inline sync: keep that one.
+      if (this.fd === null) this.fd = fd;
+      else closeSync(fd);
     }
+    this.fsyncs.pooled++;
     await this.syncFile(this.fd);
   }
 }

@@ -13,7 +13,7 @@ import {
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import type { PoolClient } from 'pg';
 import { precompiledTexts } from './precompiled';
-import { DurableCommits, durableStores, type SyncFile } from './db-sync';
+import { DurableCommits, durableStores, type SyncFile, type SyncFileNow } from './db-sync';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -70,6 +70,13 @@ export interface OpenDbOptions {
   onIdleConnectionError?: (err: Error) => void;
   /** SQLite `full` only, for tests: how the WAL is made durable (default `fdatasync`). */
   syncWal?: SyncFile;
+  /** SQLite `full` only, for tests: the same on the event loop (default `fdatasyncSync`). */
+  syncWalNow?: SyncFileNow;
+  /**
+   * SQLite `full` only: whether nothing else would wait for the event loop now (no other
+   * request in flight), so a commit's fsync may run on it (`DurableOptions.syncInlineWhen`).
+   */
+  syncInlineWhen?: () => boolean;
 }
 
 export interface OpenedDb<DB> {
@@ -87,6 +94,8 @@ export async function openDb<DB>({
   namedStatements = true,
   onIdleConnectionError = () => {},
   syncWal,
+  syncWalNow,
+  syncInlineWhen,
 }: OpenDbOptions): Promise<OpenedDb<DB>> {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { default: pg } = await import('pg');
@@ -108,7 +117,11 @@ export async function openDb<DB>({
   database.pragma('journal_mode = WAL');
   const durable =
     durability === 'full' && url !== ':memory:'
-      ? new DurableCommits(database, url, syncWal)
+      ? new DurableCommits(database, url, {
+          ...(syncWal ? { syncFile: syncWal } : {}),
+          ...(syncWalNow ? { syncFileNow: syncWalNow } : {}),
+          ...(syncInlineWhen ? { syncInlineWhen } : {}),
+        })
       : undefined;
   // A durable store syncs itself, off the event loop: the connection need not.
   database.pragma(`synchronous = ${durable ? 'NORMAL' : SYNCHRONOUS[durability]}`);

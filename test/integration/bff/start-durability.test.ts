@@ -53,6 +53,42 @@ describe('the BFF store durability', () => {
   });
 });
 
+describe('where a commit syncs', () => {
+  it('a lone request on the event loop, requests side by side on the thread pool', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bff-inline-'));
+    dirs.push(dir);
+    const s = await startBff(
+      readBffEnv({
+        BFF_DB: join(dir, 'bff.sqlite'),
+        BFF_RESOLVE_INTERVAL_MS: '0',
+        BFF_WEBHOOK_REGISTER: 'false',
+        BFF_MERCHANT_SECRET: MERCHANT_SECRET,
+        BFF_ALLOWED_ORIGINS: 'http://shop.test:3000',
+        BFF_SESSION_RATE_LIMIT: '0',
+      }),
+      { serve: () => {} },
+    );
+    started.push(s);
+    const fsyncs = durableStores.get(s.bff.ctx.db)!.fsyncs;
+    const create = () =>
+      s.bff.app.request('/v1/checkout-sessions', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${MERCHANT_SECRET}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ amount: 1000, origin: 'http://shop.test:3000' }),
+      });
+    const inline = fsyncs.inline;
+    expect((await create()).status).toBe(201);
+    expect(fsyncs.inline).toBe(inline + 1);
+    const pooled = fsyncs.pooled;
+    const answers = await Promise.all(Array.from({ length: 8 }, create));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
+    expect(fsyncs.pooled).toBeGreaterThan(pooled);
+  });
+});
+
 describe('answers made of reads', () => {
   it('a GET waits until what it could read is on disk; with nothing owed, for no fsync', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bff-reads-'));

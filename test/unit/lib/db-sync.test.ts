@@ -260,6 +260,61 @@ describe('durable commits (SQLite `full`)', () => {
     expect(plain.syncs.n).toBe(0);
   });
 
+  it('syncs on the event loop when syncInlineWhen says so, never for answerBeforeDisk', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'db-sync-'));
+    dirs.push(dir);
+    const log: string[] = [];
+    let alone = true;
+    let gate = Promise.resolve();
+    const o = await openDb<Db>({
+      url: join(dir, 'w.sqlite'),
+      durability: 'full',
+      syncWal: async () => {
+        log.push('pooled');
+        await gate;
+      },
+      syncWalNow: () => void log.push('inline'),
+      syncInlineWhen: () => alone,
+    });
+    opened.push(o);
+    await o.db.schema.createTable('t').addColumn('id', 'integer').addColumn('v', 'text').execute();
+    log.length = 0;
+    await insert(o.db, 1);
+    expect(log).toEqual(['inline']);
+    // Not alone: the thread pool.
+    alone = false;
+    await insert(o.db, 2);
+    expect(log).toEqual(['inline', 'pooled']);
+    // An outcome's fsync is never inline, and while one runs the next waits behind it.
+    alone = true;
+    let open = () => {};
+    gate = new Promise<void>((r) => (open = r));
+    await o.db.transaction().execute(async (tx) => {
+      await answerBeforeDisk(o.db, tx);
+      await insert(tx, 3);
+    });
+    expect(log).toEqual(['inline', 'pooled', 'pooled']);
+    const queued = insert(o.db, 4);
+    await tick();
+    expect(log).toEqual(['inline', 'pooled', 'pooled']);
+    open();
+    await queued;
+    expect(log).toEqual(['inline', 'pooled', 'pooled', 'pooled']);
+    // A failed inline fsync fails the write, as a pooled one does.
+    const failing = await openDb<Db>({
+      url: join(dir, 'v.sqlite'),
+      durability: 'full',
+      syncWalNow: () => {
+        throw new Error('EIO: the disk said no');
+      },
+      syncInlineWhen: () => true,
+    });
+    opened.push(failing);
+    await expect(
+      failing.db.schema.createTable('u').addColumn('id', 'integer').execute(),
+    ).rejects.toThrow('EIO');
+  });
+
   it('a normal store syncs nothing of its own', async () => {
     const s = await store('normal');
     await insert(s.db, 1);
