@@ -1,16 +1,38 @@
 import type { MiddlewareHandler } from 'hono';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+
+/** How long a reading of the event loop's business lasts before it is taken again. */
+const WINDOW_MS = 20;
+/** Busier than this over the last window: requests may be waiting unread in their sockets. */
+const BUSY = 0.8;
 
 /**
- * The requests this process is handling now. A durable SQLite store asks it whether a commit
- * is alone (`syncInlineWhen`): then its fsync runs on the event loop, which nothing else
- * needs meanwhile, instead of a hand-off to the thread pool and back.
+ * Whether this process is handling one request alone. A durable SQLite store asks it before a
+ * commit's fsync (`syncInlineWhen`): alone, the fsync runs on the event loop, which nothing
+ * else needs meanwhile, instead of a hand-off to the thread pool and back.
+ *
+ * The requests counted in flight are those a handler has begun: a request still unread in its
+ * socket is not one of them, and on SQLite, whose statements run synchronously, a handler may
+ * reach its commit before the event loop reads the next request at all. So a busy event loop
+ * (more than 80 % of the last 20 ms or more) counts as not alone either.
  */
 export class InFlight {
   private n = 0;
+  private mark: EventLoopUtilization = performance.eventLoopUtilization();
+  private markedAt = performance.now();
+  private busy = 0;
 
-  /** Whether at most one request (the one committing) is being handled. */
+  /** Whether at most one request (the one committing) is handled and the loop was not busy. */
   alone(): boolean {
-    return this.n <= 1;
+    if (this.n > 1) return false;
+    const now = performance.now();
+    if (now - this.markedAt >= WINDOW_MS) {
+      const mark = performance.eventLoopUtilization();
+      this.busy = performance.eventLoopUtilization(mark, this.mark).utilization;
+      this.mark = mark;
+      this.markedAt = now;
+    }
+    return this.busy <= BUSY;
   }
 
   middleware(): MiddlewareHandler {

@@ -79,9 +79,16 @@ describe('where a commit syncs', () => {
         },
         body: JSON.stringify({ amount: 1000, origin: 'http://shop.test:3000' }),
       });
-    const inline = fsyncs.inline;
-    expect((await create()).status).toBe(201);
-    expect(fsyncs.inline).toBe(inline + 1);
+    // Alone on a quiet loop (the loop's business is read over 20 ms or more: the start-up's
+    // may still count in the first reading).
+    let lone = 0;
+    for (let i = 0; i < 5 && lone === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const inline = fsyncs.inline;
+      expect((await create()).status).toBe(201);
+      lone = fsyncs.inline - inline;
+    }
+    expect(lone).toBe(1);
     const pooled = fsyncs.pooled;
     const answers = await Promise.all(Array.from({ length: 8 }, create));
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
