@@ -40,7 +40,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import pg from 'pg';
 import { havePostgres, startPgCluster, type PgCluster } from '../../scripts/pg-cluster.mjs';
 import { freePort } from '../support/child-server';
@@ -68,6 +68,12 @@ const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 3);
 const WITH_PG = process.env.BENCH_PG !== '0';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const PIN = process.env.BENCH_PIN === '1';
+/**
+ * BENCH_COMPARE=<checkout>: the durable SQLite configuration once more with that checkout's BFF
+ * (another worktree, its own `npm run bff` bundle), right after this one's: a change measured
+ * side by side, each round, rather than against a run made in other weather.
+ */
+const COMPARE = process.env.BENCH_COMPARE;
 
 const client = benchClient(CONCURRENCY * 2);
 
@@ -289,8 +295,10 @@ async function main(): Promise<number> {
     instances: number,
     store: Record<string, string>,
     count: () => Promise<number>,
+    cwd?: string,
   ) =>
     bffConfig({
+      ...(cwd ? { cwd } : {}),
       name,
       client,
       sandboxUrl,
@@ -317,6 +325,19 @@ async function main(): Promise<number> {
       ),
       r,
     );
+    if (COMPARE) {
+      const otherFile = join(dir, `bff-other-${r}.sqlite`);
+      await bench(
+        await bff(
+          `BFF×1 SQLite @${basename(COMPARE)}`,
+          1,
+          { BFF_DB: otherFile },
+          async () => sqliteCount(otherFile, succeeded),
+          COMPARE,
+        ),
+        r,
+      );
+    }
     const normalFile = join(dir, `bff-normal-${r}.sqlite`);
     await bench(
       await bff(

@@ -67,6 +67,8 @@ export async function bffProcess(opts: {
   bundled?: boolean;
   /** Options for node itself, before the script (e.g. `--cpu-prof`). */
   nodeArgs?: string[];
+  /** The checkout whose BFF runs (another worktree, to compare side by side); this one's by default. */
+  cwd?: string;
 }): Promise<BffProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'bff-proc-'));
   const port = await freePort();
@@ -126,6 +128,7 @@ export async function bffProcess(opts: {
       const args = [...(opts.nodeArgs ?? []), ...script];
       const proc = spawn(process.execPath, args, {
         env,
+        ...(opts.cwd ? { cwd: opts.cwd } : {}),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child = proc;

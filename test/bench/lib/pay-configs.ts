@@ -156,6 +156,8 @@ export async function bffConfig(opts: {
   concurrency: number;
   /** Registers the stop of the instances, run on the way out even if this start fails. */
   onExit: (stop: () => Promise<void>) => void;
+  /** Another checkout whose BFF runs instead (`BENCH_COMPARE`). */
+  cwd?: string;
 }): Promise<Config> {
   const { name, client, sandboxUrl, instances, store, countCharges, concurrency } = opts;
   const bffs: BffProcess[] = [];
@@ -174,11 +176,14 @@ export async function bffConfig(opts: {
         sandboxUrl,
         store,
         bundled: true,
+        ...(opts.cwd ? { cwd: opts.cwd } : {}),
         nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
         env: {
           LOG_LEVEL: 'warn',
           BFF_PAY_RATE_LIMIT: '1000000000',
           BFF_SESSION_RATE_LIMIT: '0',
+          // BENCH_DB_POOL: PostgreSQL connections per instance (the BFF's default otherwise).
+          ...(process.env.BENCH_DB_POOL ? { BFF_DB_POOL_SIZE: process.env.BENCH_DB_POOL } : {}),
         },
       }),
     );
