@@ -56,7 +56,11 @@ const succeedQ = perShape((shape) =>
   ),
 );
 
-/** A settlement records what the gateway answered: its answer need not wait for the disk. */
+/**
+ * An outcome the gateway keeps too, which the resolver finds again after a power cut took it
+ * back (an approval, in the ledger; "unknown", still in flight): its answer need not wait for
+ * the disk. A decline or failure is in no ledger: it waits, as every other write does.
+ */
 const OUTCOME = { outcome: true } as const;
 
 /** Keeps `result` as the step's idempotent answer (in the step's transaction) and returns it. */
@@ -192,31 +196,28 @@ export async function settle(
   }
   const code: FailureCode = failureCodeOf(failure);
   log.info({ outcome: failure.kind, failureCode: code }, 'payment not approved');
-  return atomically(
-    ctx,
-    async (tx) => {
-      if (failure.kind === 'declined' && failure.ids) {
-        const moved = await updateAttemptInFlight(tx.db, attemptId, {
-          payment_id: failure.ids.paymentId,
-          authorization_code: failure.ids.authorizationCode,
-          nsu: failure.ids.nsu,
-        });
-        if (!moved) return keep(tx, await settledMeanwhile(tx, row.id, attemptId));
-      }
-      const ended = await endAttemptAsFailure(
-        tx,
-        row,
-        attemptId,
-        code,
-        countsAsAttempt(failure),
-        SETTLES_FROM,
-        {
-          status: failure.kind === 'declined' ? 'declined' : 'failed',
-          ...(failure.kind === 'declined' ? { returnCode: failure.returnCode } : {}),
-        },
-      );
-      return keep(tx, ended);
-    },
-    OUTCOME,
-  );
+  // A decline or failure is in no ledger the resolver reads: its answer waits for the disk.
+  return atomically(ctx, async (tx) => {
+    if (failure.kind === 'declined' && failure.ids) {
+      const moved = await updateAttemptInFlight(tx.db, attemptId, {
+        payment_id: failure.ids.paymentId,
+        authorization_code: failure.ids.authorizationCode,
+        nsu: failure.ids.nsu,
+      });
+      if (!moved) return keep(tx, await settledMeanwhile(tx, row.id, attemptId));
+    }
+    const ended = await endAttemptAsFailure(
+      tx,
+      row,
+      attemptId,
+      code,
+      countsAsAttempt(failure),
+      SETTLES_FROM,
+      {
+        status: failure.kind === 'declined' ? 'declined' : 'failed',
+        ...(failure.kind === 'declined' ? { returnCode: failure.returnCode } : {}),
+      },
+    );
+    return keep(tx, ended);
+  });
 }
