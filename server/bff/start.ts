@@ -42,6 +42,11 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
   const store = await openDb<BffDb>({
     url: env.databaseUrl,
     syncInlineWhen: () => inFlight.alone(),
+    onSyncError: (err) =>
+      logger.error(
+        { event: 'store.fsync_failed', err: { message: err.message } },
+        'the disk failed to sync the store: payments answered meanwhile may not survive a power cut',
+      ),
     poolSize: env.databasePoolSize,
     namedStatements: env.databaseNamedStatements,
     durability: env.sqliteSync,

@@ -22,6 +22,11 @@ export interface DurableOptions {
    * a lone request). Asked only when no fsync is running; never for `answerBeforeDisk`.
    */
   syncInlineWhen?: () => boolean;
+  /**
+   * Told when an fsync nobody waits for (`answerBeforeDisk`) fails: the disk refused to keep
+   * commits already answered. Each that a later read saw still waits for a sync that succeeds.
+   */
+  onSyncError?: (err: Error) => void;
 }
 
 interface Held {
@@ -81,6 +86,7 @@ export class DurableCommits {
   private readonly syncFile: SyncFile;
   private readonly syncFileNow: SyncFileNow;
   private readonly inlineWhen: () => boolean;
+  private readonly onSyncError: (err: Error) => void;
 
   constructor(
     private readonly database: SQLite.Database,
@@ -91,6 +97,7 @@ export class DurableCommits {
     this.syncFile = opts.syncFile ?? fdatasyncAsync;
     this.syncFileNow = opts.syncFileNow ?? fdatasyncSync;
     this.inlineWhen = opts.syncInlineWhen ?? (() => false);
+    this.onSyncError = opts.onSyncError ?? (() => {});
   }
 
   /** `connection`, noting whether what runs on it writes. */
@@ -137,8 +144,8 @@ export class DurableCommits {
     this.committed();
     if (!behind) return true;
     // Started now on the thread pool, waited for by nobody: a read that saw these writes
-    // still waits for it (`settled`), and one that failed leaves them owed, synced by the next.
-    this.sync(false).catch(() => undefined);
+    // still waits for it (`settled`); one that failed is reported, not thrown at anyone.
+    this.sync(false).catch((err: unknown) => this.onSyncError(err as Error));
     return false;
   }
 

@@ -77,6 +77,8 @@ export interface OpenDbOptions {
    * request in flight), so a commit's fsync may run on it (`DurableOptions.syncInlineWhen`).
    */
   syncInlineWhen?: () => boolean;
+  /** SQLite `full` only: told when an fsync nobody waits for fails (`DurableOptions`). */
+  onSyncError?: (err: Error) => void;
 }
 
 export interface OpenedDb<DB> {
@@ -96,6 +98,7 @@ export async function openDb<DB>({
   syncWal,
   syncWalNow,
   syncInlineWhen,
+  onSyncError,
 }: OpenDbOptions): Promise<OpenedDb<DB>> {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { default: pg } = await import('pg');
@@ -121,6 +124,7 @@ export async function openDb<DB>({
           ...(syncWal ? { syncFile: syncWal } : {}),
           ...(syncWalNow ? { syncFileNow: syncWalNow } : {}),
           ...(syncInlineWhen ? { syncInlineWhen } : {}),
+          ...(onSyncError ? { onSyncError } : {}),
         })
       : undefined;
   // A durable store syncs itself, off the event loop: the connection need not.

@@ -229,9 +229,11 @@ describe('durable commits (SQLite `full`)', () => {
     dirs.push(dir);
     let fail = true;
     let syncs = 0;
+    const reported: string[] = [];
     const flaky = await openDb<Db>({
       url: join(dir, 'z.sqlite'),
       durability: 'full',
+      onSyncError: (err) => void reported.push(err.message),
       syncWal: () => {
         syncs++;
         return fail ? Promise.reject(new Error('EIO: the disk said no')) : Promise.resolve();
@@ -246,6 +248,8 @@ describe('durable commits (SQLite `full`)', () => {
       await sql`insert into t (id) values (1)`.execute(tx);
     });
     await tick();
+    // Nobody waited for it: reported.
+    expect(reported).toEqual(['EIO: the disk said no']);
     const before = syncs;
     await expect(readsSettled(flaky.db)).rejects.toThrow('EIO');
     fail = false;
