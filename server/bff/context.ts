@@ -36,5 +36,10 @@ export interface BffEnv {
     requestId: string;
     log: Logger;
     session: SessionRow;
+    /**
+     * The answer is the outcome this request settled itself (`keepAnswer`): its commits waited
+     * for the disk as much as they had to, so `answersAfterDisk` does not wait again.
+     */
+    ownOutcome?: boolean;
   };
 }

@@ -91,16 +91,18 @@ export function rateLimit(opts: {
 }
 
 /**
- * A read answers only what the store will still say after a power cut: on a durable SQLite
- * store a commit is visible before its fsync ends (its writer waits, readers do not), so a
- * GET waits, after its handler, until what it could have read is on disk (`readsSettled`; at
- * once when nothing is owed, and on PostgreSQL). Without it, a merchant could list an event
- * whose row a power cut then takes back, and later receive the same fact under a new id.
- * Writes wait for their own commits already.
+ * An answer tells only what the store will still say after a power cut: on a durable SQLite
+ * store a commit is visible before its fsync ends (its writer waits, readers do not), so every
+ * request waits, after its handler, until what it could have read is on disk (`readsSettled`;
+ * at once when nothing is owed, and on PostgreSQL). Without it, a merchant could list an event
+ * whose row a power cut then takes back, and later receive the same fact under a new id; or
+ * be told by a POST that only read ("the session is failed: it cannot be expired") of a
+ * decline a power cut then erases. A request answering with the outcome it settled itself
+ * (`ownOutcome`) does not wait again.
  */
-export function answersAfterDisk(db: object): MiddlewareHandler {
+export function answersAfterDisk(db: object): MiddlewareHandler<BffEnv> {
   return async (c, next) => {
     await next();
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') await readsSettled(db);
+    if (!c.get('ownOutcome')) await readsSettled(db);
   };
 }

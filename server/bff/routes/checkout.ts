@@ -243,8 +243,10 @@ export function checkoutApiRoutes(ctx: BffContext): Hono<BffEnv> {
         const payCtx: BffContext = keeper
           ? {
               ...ctx,
-              keepAnswer: (db: BffKysely, result: PayResult) =>
-                keeper.keep(db, { status: 200, body: result }),
+              keepAnswer: (db: BffKysely, result: PayResult) => {
+                c.set('ownOutcome', true);
+                return keeper.keep(db, { status: 200, body: result });
+              },
             }
           : ctx;
         return pay(payCtx, c.get('session'), body.data, facts, c.get('log'));

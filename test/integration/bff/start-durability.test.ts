@@ -184,16 +184,51 @@ describe('a pay on a durable store', () => {
     expect(await sales()).toBe(1);
     expect(held.length).toBe(1);
 
-    // Whoever reads the outcome waits for that fsync.
-    let read = false;
+    // Whoever reads the outcome waits for that fsync, a GET or a POST that only read.
+    const told: string[] = [];
     const got = t
       .request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant })
-      .then((a) => ((read = true), a));
+      .then((a) => (told.push('read'), a));
+    const expire = t
+      .request('POST', `/v1/checkout-sessions/${s.id}/expire`, { headers: merchant })
+      .then((a) => (told.push('expire'), a));
     await new Promise((r) => setTimeout(r, 100));
-    expect(read).toBe(false);
+    expect(told).toEqual([]);
     holding = false;
     for (const release of held.splice(0)) release();
     expect(((await got).body as { status: string }).status).toBe('succeeded');
+    expect((await expire).status).toBe(409);
+  });
+});
+
+describe('a declined pay on a durable store', () => {
+  it('is answered only once its outcome is on disk: no ledger would tell it again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bff-decline-sync-'));
+    dirs.push(dir);
+    let holding = false;
+    const held: (() => void)[] = [];
+    const t = await startTestBff({
+      dbUrl: join(dir, 'bff.sqlite'),
+      syncWal: async () => {
+        if (holding) await new Promise<void>((r) => held.push(r));
+      },
+    });
+    started.push(t);
+    const s = await t.createSession({ amount: 1234 });
+    const body = await t.payBody(s.clientSecret, '4000000000009995', { method: 'credit' });
+    holding = true;
+    let answered = false;
+    const paid = t.pay(s.clientSecret, body).then((a) => ((answered = true), a));
+    await expect.poll(() => held.length, { timeout: 5_000 }).toBe(1);
+    held.shift()!();
+    // The decline committed; its fsync held: the shopper is not told yet.
+    await expect.poll(() => held.length, { timeout: 5_000 }).toBe(1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(answered).toBe(false);
+    holding = false;
+    held.shift()!();
+    const answer = await paid;
+    expect(answer.body).toMatchObject({ status: 'failed', error: { code: 'insufficient_funds' } });
   });
 });
 
