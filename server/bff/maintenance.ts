@@ -128,20 +128,20 @@ export function startMaintenance(
   timer.unref();
   return async (graceMs = 10_000) => {
     clearInterval(timer);
-    // The round under way, and the webhook inbox processing it kicked (which runs on after it).
-    const work = (running ?? Promise.resolve()).then(() => webhookIdle(ctx));
-    let timeout: NodeJS.Timeout | undefined;
-    const ended = await Promise.race([
-      work.then(() => true),
-      new Promise<false>((r) => (timeout = setTimeout(() => r(false), graceMs))),
-    ]);
-    clearTimeout(timeout);
-    if (!ended) {
-      ctx.logger.warn(
-        { event: 'maintenance.stop_timeout', graceMs },
-        'stopping without waiting longer for the maintenance round under way; its lease lapses',
-      );
-      return;
+    if (running) {
+      let timeout: NodeJS.Timeout | undefined;
+      const ended = await Promise.race([
+        running.then(() => true),
+        new Promise<false>((r) => (timeout = setTimeout(() => r(false), graceMs))),
+      ]);
+      clearTimeout(timeout);
+      if (!ended) {
+        ctx.logger.warn(
+          { event: 'maintenance.stop_timeout', graceMs },
+          'stopping without waiting longer for the maintenance round under way; its lease lapses',
+        );
+        return;
+      }
     }
     await releaseLease(ctx.db, MAINTENANCE_LEASE, instance).catch((err: unknown) => {
       ctx.logger.warn(
@@ -150,17 +150,6 @@ export function startMaintenance(
       );
     });
   };
-}
-
-/** Resolves once the webhook inbox is not being processed (at once without a receiver). */
-async function webhookIdle(ctx: BffContext): Promise<void> {
-  let receiver;
-  try {
-    receiver = webhookReceiverOf(ctx);
-  } catch {
-    return;
-  }
-  await receiver.idle();
 }
 
 function webhookRetry(ctx: BffContext): void {

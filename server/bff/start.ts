@@ -10,6 +10,8 @@ import type { BffEnv } from './env';
 import { startMaintenance } from './maintenance';
 import { eventDeliveryOf } from './events/delivery';
 import { registerWebhook } from './webhooks/register';
+import { webhookReceiverOf } from './webhooks/receiver';
+import type { BffContext } from './context';
 
 export interface StartBffOptions {
   logger?: Logger;
@@ -57,6 +59,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
       ),
   });
   let stopResolver: ((graceMs?: number) => Promise<void>) | null = null;
+  let bffCtx: BffContext | null = null;
   try {
     const gateway = createGatewayClient({
       gatewayBaseUrl: env.gateway.gatewayBaseUrl,
@@ -71,6 +74,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
       logger,
       inFlight,
     });
+    bffCtx = bff.ctx;
     stopResolver =
       env.resolver.intervalMs > 0
         ? startMaintenance(bff.ctx, {
@@ -109,6 +113,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
         // New requests are refused at once (those under way finish) while a maintenance round
         // under way ends: it may be waiting on the gateway, for seconds.
         await Promise.all([closeServer(), stopResolver?.(env.stopGraceMs)]);
+        await inboxStopped(bff.ctx, env.stopGraceMs, logger);
         gateway.close();
         await store.close();
       },
@@ -116,7 +121,27 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
   } catch (err) {
     // A failed listen (the port in use): the round it started must not run on.
     await stopResolver?.(env.stopGraceMs);
+    if (bffCtx) await inboxStopped(bffCtx, env.stopGraceMs, logger);
     await store.close();
     throw err;
   }
+}
+
+/**
+ * Waits, at most `graceMs`, for the webhook inbox processing under way (kicked by a maintenance
+ * round or by a notification answered just before the server closed), which runs on after
+ * both: the store must not close under it.
+ */
+async function inboxStopped(ctx: BffContext, graceMs: number, logger: Logger): Promise<void> {
+  let receiver;
+  try {
+    receiver = webhookReceiverOf(ctx);
+  } catch {
+    return;
+  }
+  if (await receiver.idleWithin(graceMs)) return;
+  logger.warn(
+    { event: 'webhooks.stop_timeout', graceMs },
+    'stopping without waiting longer for the webhook inbox processing under way; its claims lapse',
+  );
 }

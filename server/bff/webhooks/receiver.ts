@@ -303,6 +303,17 @@ export class WebhookReceiver {
     while (this.running) await this.running;
   }
 
+  /** `idle()`, waited for at most `ms`: resolves whether processing ended in time. */
+  async idleWithin(ms: number): Promise<boolean> {
+    let timeout: NodeJS.Timeout | undefined;
+    const ended = await Promise.race([
+      this.idle().then(() => true),
+      new Promise<false>((r) => (timeout = setTimeout(() => r(false), ms))),
+    ]);
+    clearTimeout(timeout);
+    return ended;
+  }
+
   /**
    * Confirms and applies every `received` notification that is due, in movement order. One
    * whose confirmation fails is tried again later (the maintenance round kicks the receiver).
