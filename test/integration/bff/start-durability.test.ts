@@ -146,26 +146,34 @@ describe('answers made of reads', () => {
   });
 });
 
+/**
+ * A BFF on a durable file store whose WAL fsyncs are held, once `hold.on` is set, until each
+ * is released (`hold.held`, in the order they began); a credit pay body of `card` is ready.
+ */
+async function bffWithHeldSyncs(card: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'bff-held-sync-'));
+  dirs.push(dir);
+  const hold = { on: false, held: [] as (() => void)[] };
+  const t = await startTestBff({
+    dbUrl: join(dir, 'bff.sqlite'),
+    syncWal: async () => {
+      if (hold.on) await new Promise<void>((r) => hold.held.push(r));
+    },
+  });
+  started.push(t);
+  const s = await t.createSession({ amount: 1234 });
+  const body = await t.payBody(s.clientSecret, card, { method: 'credit' });
+  return { t, s, body, hold, held: hold.held };
+}
+
 describe('a pay on a durable store', () => {
   it('is on disk before the gateway is called; its answer waits for no fsync of its outcome', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bff-pay-sync-'));
-    dirs.push(dir);
-    let holding = false;
-    const held: (() => void)[] = [];
-    const t = await startTestBff({
-      dbUrl: join(dir, 'bff.sqlite'),
-      syncWal: async () => {
-        if (holding) await new Promise<void>((r) => held.push(r));
-      },
-    });
-    started.push(t);
+    const { t, s, body, hold, held } = await bffWithHeldSyncs('4000000000002701');
     const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
     const sales = async () =>
       (await t.sandbox.sandbox.ctx.db.selectFrom('payments').select('payment_id').execute()).length;
-    const s = await t.createSession({ amount: 1234 });
-    const body = await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' });
 
-    holding = true;
+    hold.on = true;
     let answered = false;
     const paid = t.pay(s.clientSecret, body).then((a) => ((answered = true), a));
     // The claim with its attempt committed; its fsync is held: the gateway is not called.
@@ -194,7 +202,7 @@ describe('a pay on a durable store', () => {
       .then((a) => (told.push('expire'), a));
     await new Promise((r) => setTimeout(r, 100));
     expect(told).toEqual([]);
-    holding = false;
+    hold.on = false;
     for (const release of held.splice(0)) release();
     expect(((await got).body as { status: string }).status).toBe('succeeded');
     expect((await expire).status).toBe(409);
@@ -203,20 +211,8 @@ describe('a pay on a durable store', () => {
 
 describe('a declined pay on a durable store', () => {
   it('is answered only once its outcome is on disk: no ledger would tell it again', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bff-decline-sync-'));
-    dirs.push(dir);
-    let holding = false;
-    const held: (() => void)[] = [];
-    const t = await startTestBff({
-      dbUrl: join(dir, 'bff.sqlite'),
-      syncWal: async () => {
-        if (holding) await new Promise<void>((r) => held.push(r));
-      },
-    });
-    started.push(t);
-    const s = await t.createSession({ amount: 1234 });
-    const body = await t.payBody(s.clientSecret, '4000000000009995', { method: 'credit' });
-    holding = true;
+    const { t, s, body, hold, held } = await bffWithHeldSyncs('4000000000009995');
+    hold.on = true;
     let answered = false;
     const paid = t.pay(s.clientSecret, body).then((a) => ((answered = true), a));
     await expect.poll(() => held.length, { timeout: 5_000 }).toBe(1);
@@ -225,7 +221,7 @@ describe('a declined pay on a durable store', () => {
     await expect.poll(() => held.length, { timeout: 5_000 }).toBe(1);
     await new Promise((r) => setTimeout(r, 100));
     expect(answered).toBe(false);
-    holding = false;
+    hold.on = false;
     held.shift()!();
     const answer = await paid;
     expect(answer.body).toMatchObject({ status: 'failed', error: { code: 'insufficient_funds' } });
