@@ -24,7 +24,7 @@ export interface DurableOptions {
   syncInlineWhen?: () => boolean;
   /**
    * Told when an fsync nobody waits for (`answerBeforeDisk`) fails: the disk refused to keep
-   * commits already answered. Each that a later read saw still waits for a sync that succeeds.
+   * commits already answered. Every later sync fails too (`DurableCommits.failure`).
    */
   onSyncError?: (err: Error) => void;
 }
@@ -87,6 +87,7 @@ export class DurableCommits {
   private readonly syncFileNow: SyncFileNow;
   private readonly inlineWhen: () => boolean;
   private readonly onSyncError: (err: Error) => void;
+  private failedWith: Error | null = null;
 
   constructor(
     private readonly database: SQLite.Database,
@@ -175,13 +176,14 @@ export class DurableCommits {
    * loop when `inline` and `syncInlineWhen` says nothing else waits (and none is running).
    */
   sync(inline = true): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
     if (!this.running) return inline && this.inlineWhen() ? this.syncNow() : this.start();
     // The one running may have started before the caller's commit: the next one covers it.
     this.next ??= this.running
       .catch(() => undefined)
       .then(() => {
         this.next = null;
-        return this.start();
+        return this.failedWith ? Promise.reject(this.failedWith) : this.start();
       });
     return this.next;
   }
@@ -201,10 +203,25 @@ export class DurableCommits {
       this.fsyncs.inline++;
       this.syncFileNow(this.walFd());
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(this.failed(err));
     }
     if (upTo > this.covered) this.covered = upTo;
     return Promise.resolve();
+  }
+
+  /**
+   * The store's disk failed an fsync: after that, Linux may have dropped the pages it could
+   * not write and a later fsync of the same file succeeds without them (PostgreSQL panics on
+   * it since 2018, "fsyncgate"). Nothing written since can be called durable: every later sync
+   * fails with the same error until the BFF restarts and reads back what the disk kept.
+   */
+  get failure(): Error | null {
+    return this.failedWith;
+  }
+
+  private failed(err: unknown): Error {
+    this.failedWith ??= err as Error;
+    return err as Error;
   }
 
   /** The WAL, opened once; its name in its folder made durable then too. */
@@ -227,9 +244,14 @@ export class DurableCommits {
     // The WAL is written in order: an fsync covers every commit made before it began.
     const upTo = this.commits;
     const p = this.flush()
-      .then(() => {
-        if (upTo > this.covered) this.covered = upTo;
-      })
+      .then(
+        () => {
+          if (upTo > this.covered) this.covered = upTo;
+        },
+        (err: unknown) => {
+          throw this.failed(err);
+        },
+      )
       .finally(() => {
         if (this.running === p) this.running = null;
       });

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { sql } from 'kysely';
+import { durableStores } from '../../lib/db-sync';
 import type { BffContext, BffEnv } from '../context';
 
 /** How long `/readyz` reuses its gateway check: probes every second must not load the gateway. */
@@ -34,6 +35,9 @@ export function healthRoutes(ctx: BffContext): Hono<BffEnv> {
       };
       try {
         await sql`select 1`.execute(ctx.db);
+        // A disk that failed an fsync keeps nothing durable until a restart (db-sync.ts).
+        const failure = durableStores.get(ctx.db)?.failure;
+        if (failure) throw new Error(`the store's disk failed an fsync: ${failure.message}`);
         checks.database = 'ok';
       } catch (err) {
         c.get('log').warn({ err: { message: (err as Error).message } }, 'readiness: database');

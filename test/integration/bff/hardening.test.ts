@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MERCHANT_SECRET, startBff, type TestBff, apiError } from '../../support/bff';
 
@@ -336,6 +339,33 @@ describe('readiness', () => {
       expect(calls).toBe(2);
     } finally {
       await probed.close();
+    }
+  });
+
+  it('/readyz fails for good once the disk failed to sync the store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bff-eio-'));
+    let fail = false;
+    const failing = await startBff({
+      sandbox: t.sandbox,
+      dbUrl: join(dir, 'bff.sqlite'),
+      syncWal: () => (fail ? Promise.reject(new Error('EIO: i/o error')) : Promise.resolve()),
+    });
+    try {
+      expect((await failing.request('GET', '/readyz')).status).toBe(200);
+      fail = true;
+      const refused = await failing.request('POST', '/v1/checkout-sessions', {
+        headers: { authorization: `Bearer ${MERCHANT_SECRET}` },
+        body: { amount: 1000, origin: 'http://shop.test:3000' },
+      });
+      expect(refused.status).toBe(500);
+      // The disk answers again: nothing written after the failure can be trusted to it.
+      fail = false;
+      const ready = await failing.request('GET', '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body).toMatchObject({ checks: { database: 'failing', gateway: 'ok' } });
+    } finally {
+      await failing.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inOneTransaction, openDb, type OpenedDb } from '../../../server/lib/db';
-import { answerBeforeDisk, readsSettled, withoutWaitingForDisk } from '../../../server/lib/db-sync';
+import {
+  answerBeforeDisk,
+  durableStores,
+  readsSettled,
+  withoutWaitingForDisk,
+} from '../../../server/lib/db-sync';
 
 interface Db {
   t: { id: number; v: string };
@@ -207,7 +212,7 @@ describe('durable commits (SQLite `full`)', () => {
     expect(s.syncs.n).toBe(before + 1);
   });
 
-  it('answerBeforeDisk: the commit starts its sync unwaited; reads still wait, a failure stays owed', async () => {
+  it('answerBeforeDisk: the commit starts its sync unwaited; reads still wait; a failure is reported and ends durability', async () => {
     const s = await store('full');
     const base = s.syncs.n;
     s.hold();
@@ -224,7 +229,8 @@ describe('durable commits (SQLite `full`)', () => {
     s.release();
     await read;
 
-    // A sync that failed leaves the commit owed: the next read syncs again.
+    // A sync that failed is reported, and nothing is durable after it (a later fsync of the
+    // file may succeed without the pages the failed one dropped): every later sync fails.
     const dir = mkdtempSync(join(tmpdir(), 'db-sync-'));
     dirs.push(dir);
     let fail = true;
@@ -251,10 +257,11 @@ describe('durable commits (SQLite `full`)', () => {
     // Nobody waited for it: reported.
     expect(reported).toEqual(['EIO: the disk said no']);
     const before = syncs;
-    await expect(readsSettled(flaky.db)).rejects.toThrow('EIO');
     fail = false;
-    await readsSettled(flaky.db);
-    expect(syncs).toBe(before + 2);
+    await expect(readsSettled(flaky.db)).rejects.toThrow('EIO');
+    await expect(sql`insert into t (id) values (2)`.execute(flaky.db)).rejects.toThrow('EIO');
+    expect(syncs).toBe(before);
+    expect(durableStores.get(flaky.db)?.failure?.message).toBe('EIO: the disk said no');
     // Not a store that syncs itself: nothing is sent.
     const plain = await store('normal');
     await plain.db.transaction().execute(async (tx) => {
