@@ -44,6 +44,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
   const store = await openDb<BffDb>({
     url: env.databaseUrl,
     syncInlineWhen: () => inFlight.alone(),
+    behindWhen: () => inFlight.alone(),
     onSyncError: (err) =>
       logger.error(
         { event: 'store.fsync_failed', err: { message: err.message } },

@@ -23,6 +23,13 @@ export interface DurableOptions {
    */
   syncInlineWhen?: () => boolean;
   /**
+   * Whether an `answerBeforeDisk` commit may answer before its fsync now (default: always).
+   * The BFF allows it to a lone request only: under load, answers that come sooner make more
+   * commits land while an fsync runs, measured at 5–10 % fewer pays a second at concurrency 32,
+   * where one fsync's wait is lost in the queueing anyway.
+   */
+  behindWhen?: () => boolean;
+  /**
    * Told when an fsync nobody waits for (`answerBeforeDisk`) fails: the disk refused to keep
    * commits already answered. Every later sync fails too (`DurableCommits.failure`).
    */
@@ -86,6 +93,7 @@ export class DurableCommits {
   private readonly syncFile: SyncFile;
   private readonly syncFileNow: SyncFileNow;
   private readonly inlineWhen: () => boolean;
+  private readonly behindWhen: () => boolean;
   private readonly onSyncError: (err: Error) => void;
   private failedWith: Error | null = null;
 
@@ -98,6 +106,7 @@ export class DurableCommits {
     this.syncFile = opts.syncFile ?? fdatasyncAsync;
     this.syncFileNow = opts.syncFileNow ?? fdatasyncSync;
     this.inlineWhen = opts.syncInlineWhen ?? (() => false);
+    this.behindWhen = opts.behindWhen ?? (() => true);
     this.onSyncError = opts.onSyncError ?? (() => {});
   }
 
@@ -143,7 +152,7 @@ export class DurableCommits {
     state.behind = false;
     if (!wait) return false;
     this.committed();
-    if (!behind) return true;
+    if (!behind || !this.behindWhen()) return true;
     // Started now on the thread pool, waited for by nobody: a read that saw these writes
     // still waits for it (`settled`); one that failed is reported, not thrown at anyone.
     this.sync(false).catch((err: unknown) => this.onSyncError(err as Error));
@@ -301,7 +310,8 @@ export function readsSettled(db: object): Promise<void> {
  * leaves an attempt in flight, which the resolver settles from the gateway's ledger as it would
  * after a crash: the truth comes later, it does not change. A read that saw the outcome (a GET,
  * a replayed answer, an event's delivery claim) still waits for the fsync, as every read does.
- * The shopper's answer no longer waits for a second fsync (the claim's is the first).
+ * The shopper's answer no longer waits for a second fsync (the claim's is the first) while
+ * `behindWhen` allows it; otherwise the commit waits as any other.
  *
  * Any other store (PostgreSQL, which shows a commit once durable; SQLite `normal`): nothing.
  */

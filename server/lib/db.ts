@@ -77,6 +77,8 @@ export interface OpenDbOptions {
    * request in flight), so a commit's fsync may run on it (`DurableOptions.syncInlineWhen`).
    */
   syncInlineWhen?: () => boolean;
+  /** SQLite `full` only: when `answerBeforeDisk` may skip the wait (`DurableOptions`). */
+  behindWhen?: () => boolean;
   /** SQLite `full` only: told when an fsync nobody waits for fails (`DurableOptions`). */
   onSyncError?: (err: Error) => void;
 }
@@ -98,6 +100,7 @@ export async function openDb<DB>({
   syncWal,
   syncWalNow,
   syncInlineWhen,
+  behindWhen,
   onSyncError,
 }: OpenDbOptions): Promise<OpenedDb<DB>> {
   if (/^postgres(ql)?:\/\//.test(url)) {
@@ -124,6 +127,7 @@ export async function openDb<DB>({
           ...(syncWal ? { syncFile: syncWal } : {}),
           ...(syncWalNow ? { syncFileNow: syncWalNow } : {}),
           ...(syncInlineWhen ? { syncInlineWhen } : {}),
+          ...(behindWhen ? { behindWhen } : {}),
           ...(onSyncError ? { onSyncError } : {}),
         })
       : undefined;

@@ -271,6 +271,44 @@ describe('durable commits (SQLite `full`)', () => {
     expect(plain.syncs.n).toBe(0);
   });
 
+  it('answerBeforeDisk waits like any commit while behindWhen says no (a busy BFF)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'db-sync-'));
+    dirs.push(dir);
+    let behind = false;
+    let open = () => {};
+    let gate = Promise.resolve();
+    const o = await openDb<Db>({
+      url: join(dir, 'b.sqlite'),
+      durability: 'full',
+      syncWal: () => gate,
+      behindWhen: () => behind,
+    });
+    opened.push(o);
+    await o.db.schema.createTable('t').addColumn('id', 'integer').addColumn('v', 'text').execute();
+    const outcome = async (id: number) => {
+      let done = false;
+      const run = o.db
+        .transaction()
+        .execute(async (tx) => {
+          await answerBeforeDisk(o.db, tx);
+          await insert(tx, id);
+        })
+        .then(() => (done = true));
+      await tick();
+      return { run, done: () => done };
+    };
+    gate = new Promise<void>((r) => (open = r));
+    const busy = await outcome(1);
+    expect(busy.done()).toBe(false);
+    open();
+    await busy.run;
+    behind = true;
+    gate = new Promise<void>((r) => (open = r));
+    const alone = await outcome(2);
+    expect(alone.done()).toBe(true);
+    open();
+  });
+
   it('syncs on the event loop when syncInlineWhen says so, never for answerBeforeDisk', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'db-sync-'));
     dirs.push(dir);
