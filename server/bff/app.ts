@@ -1,4 +1,3 @@
-import { InFlight } from './http/in-flight';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../lib/clock';
@@ -26,6 +25,7 @@ import { merchantApiErrors } from './http/api-errors';
 import { staticRoutes } from './routes/static';
 import { webhookNotificationRoutes } from './webhooks/notifications';
 import { webhookReceiverRoutes } from './webhooks/receiver';
+import { InFlight } from './http/in-flight';
 import { join } from 'node:path';
 
 export interface BffDeps {
@@ -38,7 +38,7 @@ export interface BffDeps {
   fetch?: typeof fetch;
   /** Where rate limits are counted: the store by default (one limit across instances). */
   rateLimits?: RateLimits;
-  /** Counts the requests in flight, for a durable SQLite store's `syncInlineWhen`. */
+  /** Counts the requests in flight, for a durable SQLite store's `alone`. */
   inFlight?: InFlight;
 }
 

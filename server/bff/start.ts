@@ -39,17 +39,19 @@ export interface StartedBff {
  */
 export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise<StartedBff> {
   const logger = opts.logger ?? silentLogger;
-  // A lone request's commit syncs on the event loop (no hand-off to the thread pool).
+  // A lone request's commit syncs on the event loop (no hand-off to the thread pool), and its
+  // approval answers before its fsync.
   const inFlight = new InFlight();
   const store = await openDb<BffDb>({
     url: env.databaseUrl,
-    syncInlineWhen: () => inFlight.alone(),
-    behindWhen: () => inFlight.alone(),
-    onSyncError: (err) =>
-      logger.error(
-        { event: 'store.fsync_failed', err: { message: err.message } },
-        'the disk failed to sync the store: payments answered meanwhile may not survive a power cut',
-      ),
+    durable: {
+      alone: () => inFlight.alone(),
+      onSyncError: (err) =>
+        logger.error(
+          { event: 'store.fsync_failed', err: { message: err.message } },
+          'the disk failed to sync the store: payments answered meanwhile may not survive a power cut',
+        ),
+    },
     poolSize: env.databasePoolSize,
     namedStatements: env.databaseNamedStatements,
     durability: env.sqliteSync,
@@ -134,13 +136,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
  * both: the store must not close under it.
  */
 async function inboxStopped(ctx: BffContext, graceMs: number, logger: Logger): Promise<void> {
-  let receiver;
-  try {
-    receiver = webhookReceiverOf(ctx);
-  } catch {
-    return;
-  }
-  if (await receiver.idleWithin(graceMs)) return;
+  if (await webhookReceiverOf(ctx).idleWithin(graceMs)) return;
   logger.warn(
     { event: 'webhooks.stop_timeout', graceMs },
     'stopping without waiting longer for the webhook inbox processing under way; its claims lapse',

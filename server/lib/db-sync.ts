@@ -1,34 +1,30 @@
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, type DatabaseConnection, type Kysely, type QueryResult } from 'kysely';
-import { closeSync, fdatasync, fdatasyncSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 
 const fdatasyncAsync = promisify(fdatasync);
-const fsyncAsync = promisify(fsync);
 
 /** How a durable store makes its WAL durable (a test may count or delay it). */
 export type SyncFile = (fd: number) => Promise<void>;
 
-/** The same on the event loop, for a commit nothing else waits behind (`syncInlineWhen`). */
+/** The same on the event loop, for a commit nothing else waits behind (`alone`). */
 export type SyncFileNow = (fd: number) => void;
 
 export interface DurableOptions {
   syncFile?: SyncFile;
   syncFileNow?: SyncFileNow;
   /**
-   * Whether nothing else would wait while the event loop is held: then a commit's fsync runs
-   * on it rather than on the thread pool (one fsync, no hand-off there and back: the latency of
-   * a lone request). Asked only when no fsync is running; never for `answerBeforeDisk`.
+   * Whether this process has nothing else to do now (a lone request, an idle event loop). Then
+   * a commit's fsync runs on the event loop rather than on the thread pool (no hand-off there
+   * and back: the latency of a lone request), and an `answerBeforeDisk` commit answers before
+   * its fsync. Under load neither: answers that come sooner make more commits land while an
+   * fsync runs, measured at 5–10 % fewer pays a second at concurrency 32, where one fsync's
+   * wait is lost in the queueing anyway. Without it: fsyncs on the thread pool, and
+   * `answerBeforeDisk` never waits.
    */
-  syncInlineWhen?: () => boolean;
-  /**
-   * Whether an `answerBeforeDisk` commit may answer before its fsync now (default: always).
-   * The BFF allows it to a lone request only: under load, answers that come sooner make more
-   * commits land while an fsync runs, measured at 5–10 % fewer pays a second at concurrency 32,
-   * where one fsync's wait is lost in the queueing anyway.
-   */
-  behindWhen?: () => boolean;
+  alone?: () => boolean;
   /**
    * Told when an fsync nobody waits for (`answerBeforeDisk`) fails: the disk refused to keep
    * commits already answered. Every later sync fails too (`DurableCommits.failure`).
@@ -72,7 +68,7 @@ const SYNC_BEHIND = CompiledQuery.raw('select 1 -- card-checkout: answer before 
  * while one runs share the next. `synchronous = FULL` gives the same guarantee with one fsync
  * per commit, inside the commit, with the event loop blocked (≈ 190 µs here, four per pay).
  * The WAL is written in order, so syncing it makes every commit before durable too. A commit
- * nothing else waits behind (`syncInlineWhen`: a lone request) syncs on the event loop: the
+ * nothing else waits behind (`alone`: a lone request) syncs on the event loop: the
  * hand-off to the thread pool and back cost more than the fsync itself there.
  */
 export class DurableCommits {
@@ -92,8 +88,7 @@ export class DurableCommits {
   readonly fsyncs = { inline: 0, pooled: 0 };
   private readonly syncFile: SyncFile;
   private readonly syncFileNow: SyncFileNow;
-  private readonly inlineWhen: () => boolean;
-  private readonly behindWhen: () => boolean;
+  private readonly alone: (() => boolean) | undefined;
   private readonly onSyncError: (err: Error) => void;
   private failedWith: Error | null = null;
 
@@ -105,8 +100,7 @@ export class DurableCommits {
     this.version = this.dataVersion();
     this.syncFile = opts.syncFile ?? fdatasyncAsync;
     this.syncFileNow = opts.syncFileNow ?? fdatasyncSync;
-    this.inlineWhen = opts.syncInlineWhen ?? (() => false);
-    this.behindWhen = opts.behindWhen ?? (() => true);
+    this.alone = opts.alone;
     this.onSyncError = opts.onSyncError ?? (() => {});
   }
 
@@ -152,7 +146,7 @@ export class DurableCommits {
     state.behind = false;
     if (!wait) return false;
     this.committed();
-    if (!behind || !this.behindWhen()) return true;
+    if (!behind || this.alone?.() === false) return true;
     // Started now on the thread pool, waited for by nobody: a read that saw these writes
     // still waits for it (`settled`); one that failed is reported, not thrown at anyone.
     this.sync(false).catch((err: unknown) => this.onSyncError(err as Error));
@@ -182,11 +176,11 @@ export class DurableCommits {
 
   /**
    * Resolves once an fsync of the WAL that started after this call has finished: on the event
-   * loop when `inline` and `syncInlineWhen` says nothing else waits (and none is running).
+   * loop when `inline` and `alone` says nothing else waits (and none is running).
    */
   sync(inline = true): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
-    if (!this.running) return inline && this.inlineWhen() ? this.syncNow() : this.start();
+    if (this.failedWith) return Promise.reject(this.failedWith);
+    if (!this.running) return inline && this.alone?.() ? this.syncNow() : this.start();
     // The one running may have started before the caller's commit: the next one covers it.
     this.next ??= this.running
       .catch(() => undefined)
@@ -233,7 +227,7 @@ export class DurableCommits {
     return err as Error;
   }
 
-  /** The WAL, opened once; its name in its folder made durable then too. */
+  /** The WAL, opened once; its name in its folder made durable then too (once, inline). */
   private walFd(): number {
     if (this.fd !== null) return this.fd;
     const fd = openSync(`${this.file}-wal`, 'r');
@@ -269,24 +263,9 @@ export class DurableCommits {
   }
 
   private async flush(): Promise<void> {
-    if (this.fd === null) {
-      const fd = openSync(`${this.file}-wal`, 'r');
-      // The WAL's own name in its folder must survive a power cut too, once.
-      const dir = openSync(dirname(this.file), 'r');
-      try {
-        await fsyncAsync(dir);
-      } catch (err) {
-        closeSync(fd);
-        throw err;
-      } finally {
-        closeSync(dir);
-      }
-      // Opened meanwhile by an inline sync: keep that one.
-      if (this.fd === null) this.fd = fd;
-      else closeSync(fd);
-    }
+    const fd = this.walFd();
     this.fsyncs.pooled++;
-    await this.syncFile(this.fd);
+    await this.syncFile(fd);
   }
 }
 
@@ -311,7 +290,7 @@ export function readsSettled(db: object): Promise<void> {
  * after a crash: the truth comes later, it does not change. A read that saw the outcome (a GET,
  * a replayed answer, an event's delivery claim) still waits for the fsync, as every read does.
  * The shopper's answer no longer waits for a second fsync (the claim's is the first) while
- * `behindWhen` allows it; otherwise the commit waits as any other.
+ * the process is `alone`; otherwise the commit waits as any other.
  *
  * Any other store (PostgreSQL, which shows a commit once durable; SQLite `normal`): nothing.
  */

@@ -13,7 +13,7 @@ import {
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import type { PoolClient } from 'pg';
 import { precompiledTexts } from './precompiled';
-import { DurableCommits, durableStores, type SyncFile, type SyncFileNow } from './db-sync';
+import { DurableCommits, durableStores, type DurableOptions } from './db-sync';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -68,19 +68,11 @@ export interface OpenDbOptions {
    * another on the next query; without a listener node-postgres would crash the process.
    */
   onIdleConnectionError?: (err: Error) => void;
-  /** SQLite `full` only, for tests: how the WAL is made durable (default `fdatasync`). */
-  syncWal?: SyncFile;
-  /** SQLite `full` only, for tests: the same on the event loop (default `fdatasyncSync`). */
-  syncWalNow?: SyncFileNow;
   /**
-   * SQLite `full` only: whether nothing else would wait for the event loop now (no other
-   * request in flight), so a commit's fsync may run on it (`DurableOptions.syncInlineWhen`).
+   * SQLite `full` only: how its commits reach the disk (`DurableOptions`: when a commit may
+   * sync inline or answer before its fsync, who hears of a failed one; tests: the fsync itself).
    */
-  syncInlineWhen?: () => boolean;
-  /** SQLite `full` only: when `answerBeforeDisk` may skip the wait (`DurableOptions`). */
-  behindWhen?: () => boolean;
-  /** SQLite `full` only: told when an fsync nobody waits for fails (`DurableOptions`). */
-  onSyncError?: (err: Error) => void;
+  durable?: DurableOptions;
 }
 
 export interface OpenedDb<DB> {
@@ -97,11 +89,7 @@ export async function openDb<DB>({
   durability = 'normal',
   namedStatements = true,
   onIdleConnectionError = () => {},
-  syncWal,
-  syncWalNow,
-  syncInlineWhen,
-  behindWhen,
-  onSyncError,
+  durable: durableOptions,
 }: OpenDbOptions): Promise<OpenedDb<DB>> {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { default: pg } = await import('pg');
@@ -123,13 +111,7 @@ export async function openDb<DB>({
   database.pragma('journal_mode = WAL');
   const durable =
     durability === 'full' && url !== ':memory:'
-      ? new DurableCommits(database, url, {
-          ...(syncWal ? { syncFile: syncWal } : {}),
-          ...(syncWalNow ? { syncFileNow: syncWalNow } : {}),
-          ...(syncInlineWhen ? { syncInlineWhen } : {}),
-          ...(behindWhen ? { behindWhen } : {}),
-          ...(onSyncError ? { onSyncError } : {}),
-        })
+      ? new DurableCommits(database, url, durableOptions)
       : undefined;
   // A durable store syncs itself, off the event loop: the connection need not.
   database.pragma(`synchronous = ${durable ? 'NORMAL' : SYNCHRONOUS[durability]}`);

@@ -170,7 +170,7 @@ export async function startBff(
   const logger: Logger = createLogger({ level: 'debug', name: 'bff', destination });
   const { db, close: closeDb } = await openDb<BffDb>({
     url: await testDbUrl(opts.dbUrl),
-    ...(opts.syncWal ? { durability: 'full' as const, syncWal: opts.syncWal } : {}),
+    ...(opts.syncWal ? { durability: 'full' as const, durable: { syncFile: opts.syncWal } } : {}),
   });
   const holder: { fetch: (req: Request, env?: unknown) => Response | Promise<Response> } = {
     fetch: () => new Response('starting', { status: 503 }),

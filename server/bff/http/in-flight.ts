@@ -8,7 +8,7 @@ const BUSY = 0.8;
 
 /**
  * Whether this process is handling one request alone. A durable SQLite store asks it before a
- * commit's fsync (`syncInlineWhen`): alone, the fsync runs on the event loop, which nothing
+ * commit's fsync (`alone`): alone, the fsync runs on the event loop, which nothing
  * else needs meanwhile, instead of a hand-off to the thread pool and back.
  *
  * The requests counted in flight are those a handler has begun: a request still unread in its

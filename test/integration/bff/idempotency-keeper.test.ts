@@ -112,7 +112,7 @@ describe('a replay on a durable store', () => {
     const o = await openDb<BffDb>({
       url: join(dir, 'bff.sqlite'),
       durability: 'full',
-      syncWal: () => gate,
+      durable: { syncFile: () => gate },
     });
     try {
       await migrate(o.db, BFF_MIGRATIONS);

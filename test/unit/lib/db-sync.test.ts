@@ -37,10 +37,12 @@ async function store(durability: 'full' | 'normal', log: string[] = []) {
   const o = await openDb<Db>({
     url: file,
     durability,
-    syncWal: async () => {
-      syncs.n++;
-      log.push('sync started');
-      await gate;
+    durable: {
+      syncFile: async () => {
+        syncs.n++;
+        log.push('sync started');
+        await gate;
+      },
     },
   });
   opened.push(o);
@@ -145,7 +147,9 @@ describe('durable commits (SQLite `full`)', () => {
     const failing = await openDb<Db>({
       url: join(dir, 'y.sqlite'),
       durability: 'full',
-      syncWal: () => Promise.reject(new Error('EIO: the disk said no')),
+      durable: {
+        syncFile: () => Promise.reject(new Error('EIO: the disk said no')),
+      },
     });
     opened.push(failing);
     await expect(
@@ -239,10 +243,12 @@ describe('durable commits (SQLite `full`)', () => {
     const flaky = await openDb<Db>({
       url: join(dir, 'z.sqlite'),
       durability: 'full',
-      onSyncError: (err) => void reported.push(err.message),
-      syncWal: () => {
-        syncs++;
-        return fail ? Promise.reject(new Error('EIO: the disk said no')) : Promise.resolve();
+      durable: {
+        onSyncError: (err) => void reported.push(err.message),
+        syncFile: () => {
+          syncs++;
+          return fail ? Promise.reject(new Error('EIO: the disk said no')) : Promise.resolve();
+        },
       },
     });
     opened.push(flaky);
@@ -271,7 +277,7 @@ describe('durable commits (SQLite `full`)', () => {
     expect(plain.syncs.n).toBe(0);
   });
 
-  it('answerBeforeDisk waits like any commit while behindWhen says no (a busy BFF)', async () => {
+  it('answerBeforeDisk waits like any commit while not alone (a busy BFF)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'db-sync-'));
     dirs.push(dir);
     let behind = false;
@@ -280,8 +286,10 @@ describe('durable commits (SQLite `full`)', () => {
     const o = await openDb<Db>({
       url: join(dir, 'b.sqlite'),
       durability: 'full',
-      syncWal: () => gate,
-      behindWhen: () => behind,
+      durable: {
+        syncFile: () => gate,
+        alone: () => behind,
+      },
     });
     opened.push(o);
     await o.db.schema.createTable('t').addColumn('id', 'integer').addColumn('v', 'text').execute();
@@ -309,7 +317,7 @@ describe('durable commits (SQLite `full`)', () => {
     open();
   });
 
-  it('syncs on the event loop when syncInlineWhen says so, never for answerBeforeDisk', async () => {
+  it('syncs on the event loop when alone, never for answerBeforeDisk', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'db-sync-'));
     dirs.push(dir);
     const log: string[] = [];
@@ -318,12 +326,14 @@ describe('durable commits (SQLite `full`)', () => {
     const o = await openDb<Db>({
       url: join(dir, 'w.sqlite'),
       durability: 'full',
-      syncWal: async () => {
-        log.push('pooled');
-        await gate;
+      durable: {
+        syncFile: async () => {
+          log.push('pooled');
+          await gate;
+        },
+        syncFileNow: () => void log.push('inline'),
+        alone: () => alone,
       },
-      syncWalNow: () => void log.push('inline'),
-      syncInlineWhen: () => alone,
     });
     opened.push(o);
     await o.db.schema.createTable('t').addColumn('id', 'integer').addColumn('v', 'text').execute();
@@ -353,10 +363,12 @@ describe('durable commits (SQLite `full`)', () => {
     const failing = await openDb<Db>({
       url: join(dir, 'v.sqlite'),
       durability: 'full',
-      syncWalNow: () => {
-        throw new Error('EIO: the disk said no');
+      durable: {
+        syncFileNow: () => {
+          throw new Error('EIO: the disk said no');
+        },
+        alone: () => true,
       },
-      syncInlineWhen: () => true,
     });
     opened.push(failing);
     await expect(
