@@ -305,24 +305,26 @@ describe('a slip due on a weekend', () => {
           (await own.call('POST', '/__sandbox/clock/advance', { token: null, body: { hours } }))
             .status,
         ).toBe(200);
+      // A slip due that Saturday, issued now: its status.
+      const issuedForSaturday = async (value: number) =>
+        (
+          (
+            await own.call('POST', '/__sandbox/bank-slips', {
+              token: null,
+              body: { accountNumber: '1001', value, dueDate: '2026-03-14' },
+            })
+          ).body as Row
+        ).statusBill;
       await advance(37); // Sunday 01:00
       expect(await status()).toBe(2);
       // Issued that Sunday for the Saturday before: payable on Monday, not overdue.
-      const sunday = await own.call('POST', '/__sandbox/bank-slips', {
-        token: null,
-        body: { accountNumber: '1001', value: 12, dueDate: '2026-03-14' },
-      });
-      expect((sunday.body as Row).statusBill).toBe(2);
+      expect(await issuedForSaturday(12)).toBe(2);
       await advance(46); // Monday 23:00: the next business day, still payable
       expect(await status()).toBe(2);
       await advance(2); // Tuesday 01:00
       expect(await status()).toBe(9);
       // Issued now for that Saturday: past its next business day, overdue at once.
-      const late = await own.call('POST', '/__sandbox/bank-slips', {
-        token: null,
-        body: { accountNumber: '1001', value: 10, dueDate: '2026-03-14' },
-      });
-      expect((late.body as Row).statusBill).toBe(9);
+      expect(await issuedForSaturday(10)).toBe(9);
     } finally {
       await own.close();
     }
