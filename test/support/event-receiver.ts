@@ -16,6 +16,8 @@ export interface EventReceiver {
   arrived: number;
   /** `ok`: 204; `down`: 503; `hang`: never answers (until `release()`). */
   mode: 'ok' | 'down' | 'hang';
+  /** A mode for one request (by `webhook-id`), asked before `mode`; undefined: `mode`. */
+  modeFor: ((id: string | null) => EventReceiver['mode'] | undefined) | null;
   /** Answers every request left hanging, with 204. */
   release(): void;
   close(): Promise<void>;
@@ -32,6 +34,7 @@ export async function startEventReceiver(secret = EVENTS_SECRET): Promise<EventR
     received: [] as CheckoutEvent[],
     requests: [] as { id: string | null; status: number }[],
     mode: 'ok' as EventReceiver['mode'],
+    modeFor: null as EventReceiver['modeFor'],
     arrived: 0,
   };
   const app = new Hono().post('/events', async (c) => {
@@ -49,11 +52,12 @@ export async function startEventReceiver(secret = EVENTS_SECRET): Promise<EventR
       state.requests.push({ id, status: 400 });
       return c.body(null, 400);
     }
-    if (state.mode === 'down') {
+    const mode = state.modeFor?.(id) ?? state.mode;
+    if (mode === 'down') {
       state.requests.push({ id, status: 503 });
       return c.body(null, 503);
     }
-    if (state.mode === 'hang') {
+    if (mode === 'hang') {
       await new Promise<void>((resolve) => waiting.push(resolve));
     }
     state.requests.push({ id, status: 204 });
@@ -77,6 +81,12 @@ export async function startEventReceiver(secret = EVENTS_SECRET): Promise<EventR
     },
     set mode(m) {
       state.mode = m;
+    },
+    get modeFor() {
+      return state.modeFor;
+    },
+    set modeFor(f) {
+      state.modeFor = f;
     },
     release() {
       for (const r of waiting.splice(0)) r();

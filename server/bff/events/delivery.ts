@@ -49,19 +49,39 @@ interface Sent {
  * event id, `webhook-timestamp` the real time of sending, `webhook-signature` HMAC-SHA256 with
  * `BFF_EVENTS_SECRET`, by the `standardwebhooks` package). A 2xx within the timeout delivers
  * the event; anything else is retried after `RETRY_DELAYS_MS` until the series is three days
- * old. Several instances share the work: each claims a batch (a claim lapses after twice the
- * timeout, so a killed instance's events are taken over) and records the answer only while
- * its claim holds. An event a receiver answered 2xx is never sent again by us; a crash between
- * the 2xx and its record can send it once more, which is why `webhook-id` is stable.
+ * old. Several instances share the work: each claims the events it sends (a claim lapses after
+ * twice the timeout, so a killed instance's events are taken over) and records the answer only
+ * while its claim holds. An event a receiver answered 2xx is never sent again by us; a crash
+ * between the 2xx and its record can send it once more, which is why `webhook-id` is stable.
+ *
+ * Up to `CONCURRENCY` workers pull from one queue of due events. A read of what is due (a
+ * kick, a retry's timer, a worker that emptied the queue) adds workers for what it found, so a
+ * receiver that hangs on one event holds one worker, never the events recorded after it; and
+ * an event refused earlier is read again once its retry is due, however long the others take.
  */
 export class EventDelivery {
-  private running: Promise<void> | null = null;
-  /** The kicked round has not read the due events yet: a kick now is already covered. */
+  /** Due events read and not yet taken by a worker. */
+  private readonly queue: EventRow[] = [];
+  /**
+   * Events this instance has queued or is sending: never read into the queue again meanwhile,
+   * even when the store shows one due (its claim lapsed under a receiver slower than that).
+   */
+  private readonly held = new Set<string>();
+  private workers = 0;
+  /** The store may hold due events not read yet (a kick came, or a read was full). */
+  private unread = false;
+  /** The read of what is due, one at a time. */
+  private filling: Promise<void> | null = null;
+  /** A kick is waiting out `LINGER_MS`: a kick now is already covered. */
   private lingering = false;
-  private again = false;
+  /** The read of when the next retry is due, one at a time; `rewake`: once more after it. */
+  private waking: Promise<void> | null = null;
+  private rewake = false;
+  /** Settles when nothing is read, sent or waited for (`idle()`). */
+  private busy: { done: Promise<void>; settle: () => void } | null = null;
   private timer: NodeJS.Timeout | null = null;
-  /** Whether a delivery of the current round failed (a retry to wake up for). */
-  private failedInRound = false;
+  /** When `timer` fires, by the BFF's clock (ms). */
+  private timerAt = 0;
   private stopped = false;
   private readonly signer: Webhook | null;
 
@@ -76,57 +96,19 @@ export class EventDelivery {
     this.agents = keepAliveAgents(CONCURRENCY);
   }
 
-  /** Starts a round soon; one at a time, run again if kicked meanwhile. */
+  /** Reads what is due soon, and starts workers for it; a kick meanwhile is covered. */
   kick(): void {
-    if (!this.signer || this.stopped) return;
-    if (this.running) {
-      if (!this.lingering) this.again = true;
-      return;
-    }
-    // A short linger: events of the next few milliseconds share the round (one query for
-    // them all), and the round runs after the answer that made the event has gone out.
+    if (!this.signer || this.stopped || this.lingering) return;
+    // A short linger: events of the next few milliseconds share one read, and the read runs
+    // after the answer that made the event has gone out.
     this.lingering = true;
-    this.running = new Promise<void>((resolve) => setTimeout(resolve, LINGER_MS))
-      .then(() => {
-        this.lingering = false;
-        this.failedInRound = false;
-        return this.deliverDue();
-      })
-      .then(() => (this.failedInRound ? this.wakeForNextRetry() : undefined))
-      .catch((err: unknown) => {
-        this.ctx.logger.warn(
-          { event: 'events.delivery_failed', err: { message: (err as Error).message } },
-          'event delivery round failed; tried again next round',
-        );
-      })
-      .finally(() => {
-        this.lingering = false;
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
-  }
-
-  /**
-   * Kicks again when the earliest pending retry is due (at most a minute from now; the
-   * maintenance round kicks too), so a 5 s retry does not wait for the next round.
-   */
-  private async wakeForNextRetry(): Promise<void> {
-    const next = await nextRetryQuery(this.ctx.db).executeTakeFirst();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (!next?.at || this.stopped) return;
-    const wait = Math.min(
-      Math.max(Date.parse(next.at) - this.ctx.clock.now().getTime(), 100),
-      MS.minute,
-    );
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.kick();
-    }, wait);
-    this.timer.unref();
+    this.begin();
+    setTimeout(() => {
+      this.lingering = false;
+      this.unread = true;
+      this.fill();
+      this.settle();
+    }, LINGER_MS);
   }
 
   /**
@@ -140,63 +122,153 @@ export class EventDelivery {
     this.timer = null;
   }
 
-  /** Resolves once no round is running (tests, benchmarks, shutdown). */
+  /** Resolves once nothing is read, sent or waited for (tests, benchmarks, shutdown). */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.busy) await this.busy.done;
+  }
+
+  /** Sends every event that is due now; resolves once they, and any sent meanwhile, are done. */
+  async deliverDue(): Promise<void> {
+    if (!this.signer) return;
+    this.begin();
+    this.unread = true;
+    this.fill();
+    this.settle();
+    await this.idle();
+  }
+
+  private begin(): void {
+    if (this.busy) return;
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    this.busy = { done, settle };
+  }
+
+  private settle(): void {
+    if (this.lingering || this.filling || this.waking || this.workers > 0 || !this.busy) return;
+    this.busy.settle();
+    this.busy = null;
   }
 
   /**
-   * Sends every event that is due now. `CONCURRENCY` workers pull from one queue, refilled
-   * `BATCH` rows at a time, so a receiver that hangs on one event holds one worker, not the
-   * round. Each row is claimed just before it is sent (for twice the delivery timeout from
-   * then), so a claim never lapses while its send is still allowed to run.
+   * Reads up to `BATCH` due events into the queue and starts workers for them, up to
+   * `CONCURRENCY` in all. One read at a time, and none while events are queued: the worker
+   * that takes the last one reads next, if a kick (or a full read) left events unread.
    */
-  async deliverDue(): Promise<void> {
-    if (!this.signer) return;
-    const queue: EventRow[] = [];
-    const queued = new Set<string>();
-    let exhausted = false;
-    let filling: Promise<void> | null = null;
-    const refill = async () => {
-      const rows = await this.due();
-      const fresh = rows.filter((r) => !queued.has(r.id));
-      if (fresh.length === 0) exhausted = true;
-      for (const r of fresh) {
-        queued.add(r.id);
-        queue.push(r);
+  private fill(): void {
+    if (this.filling || !this.unread || this.queue.length > 0 || this.stopped) return;
+    this.begin();
+    this.filling = (async () => {
+      while (this.unread && this.queue.length === 0 && !this.stopped) {
+        this.unread = false;
+        const rows = await this.due();
+        for (const row of rows) {
+          if (this.held.has(row.id)) continue;
+          this.held.add(row.id);
+          this.queue.push(row);
+        }
+        // Held rows are at most the events in flight, fewer than a read: a full read found
+        // new ones, and there may be more.
+        if (rows.length === BATCH) this.unread = true;
+        // Each new worker takes its first row at once (`work`).
+        while (this.workers < CONCURRENCY && this.queue.length > 0) {
+          this.workers++;
+          void this.work();
+        }
       }
-    };
-    const next = async (): Promise<EventRow | undefined> => {
-      while (queue.length === 0 && !exhausted) {
-        filling ??= refill().finally(() => {
-          filling = null;
-        });
-        await filling;
-      }
-      return queue.shift();
-    };
-    const worker = async () => {
-      for (let row = await next(); row; row = await next()) {
+    })()
+      .catch(this.readFailed('the due events'))
+      .finally(() => {
+        this.filling = null;
+        this.settle();
+      });
+  }
+
+  /** Logs a read of the store that failed: the next kick reads again. */
+  private readFailed(what: string): (err: unknown) => void {
+    return (err) =>
+      this.ctx.logger.warn(
+        { event: 'events.delivery_failed', err: { message: (err as Error).message } },
+        `reading ${what} failed; read again at the next kick`,
+      );
+  }
+
+  /**
+   * A worker: sends queued events one after another, then reads more if any may be unread
+   * (`fill`) and ends. Each row is claimed just before it is sent (for twice the delivery
+   * timeout from then), so a claim never lapses while its send is still allowed to run.
+   */
+  private async work(): Promise<void> {
+    const next = () => (this.stopped ? undefined : this.queue.shift());
+    for (let row = next(); row; row = next()) {
+      try {
         // The store is synchronous under SQLite: let waiting requests in between events, so
-        // a round never holds the event loop for more than one event's step.
+        // a worker never holds the event loop for more than one event's step.
         await yieldToIo();
         const claimed = await this.claimRow(row);
-        if (!claimed) continue;
-        await this.deliver(claimed).catch((err: unknown) => {
-          // The store failed (or closed): the claim lapses and the event is sent again later.
-          this.ctx.logger.warn(
-            {
-              event: 'events.record_failed',
-              eventId: row.id,
-              err: { message: (err as Error).message },
-            },
-            'an event delivery could not be recorded; it will be sent again',
-          );
-        });
+        if (claimed) await this.deliver(claimed);
+      } catch (err) {
+        // The store failed (or closed): the claim lapses and the event is sent again later.
+        this.ctx.logger.warn(
+          {
+            event: 'events.record_failed',
+            eventId: row.id,
+            err: { message: (err as Error).message },
+          },
+          'an event delivery could not be recorded; it will be sent again',
+        );
+      } finally {
+        this.held.delete(row.id);
       }
-    };
-    await next().then((first) => first && queue.unshift(first));
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+    }
+    this.workers--;
+    this.fill();
+    this.settle();
+  }
+
+  /**
+   * Arms the timer to kick when a retry due at `at` (clock ms) comes, unless it fires earlier
+   * already; at most a minute ahead (the maintenance round kicks too). Firing, it also reads
+   * the retry due next, so every retry keeps its time however long the workers are busy.
+   */
+  private wakeAt(at: number): void {
+    if (this.stopped) return;
+    const now = this.ctx.clock.now().getTime();
+    const wait = Math.min(Math.max(at - now, 100), MS.minute);
+    if (this.timer && this.timerAt <= now + wait) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = now + wait;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.kick();
+      this.wakeForNextRetry();
+    }, wait);
+    this.timer.unref();
+  }
+
+  /** Reads when the earliest retry after now is due, and wakes for it (`wakeAt`). */
+  private wakeForNextRetry(): void {
+    if (this.stopped) return;
+    if (this.waking) {
+      this.rewake = true;
+      return;
+    }
+    this.begin();
+    const now = this.ctx.clock.now().toISOString();
+    this.waking = nextRetryQuery(this.ctx.db, now)
+      .executeTakeFirst()
+      .then((next) => {
+        if (next?.at) this.wakeAt(Date.parse(next.at));
+      })
+      .catch(this.readFailed('the next retry'))
+      .finally(() => {
+        this.waking = null;
+        if (this.rewake) {
+          this.rewake = false;
+          this.wakeForNextRetry();
+        }
+        this.settle();
+      });
   }
 
   private claimMs(): number {
@@ -255,13 +327,12 @@ export class EventDelivery {
     let nextAt: string | null = null;
     if (sent.error === null) status = 'delivered';
     else {
-      this.failedInRound = true;
       const next = now.getTime() + retryDelayMs(failures);
       const gaveUp = next - Date.parse(row.series_started_at) > GIVE_UP_AFTER_MS;
       status = gaveUp ? 'failed' : 'pending';
       nextAt = gaveUp ? null : new Date(next).toISOString();
     }
-    await db.transaction().execute(async (trx) => {
+    const recorded = await db.transaction().execute(async (trx) => {
       // Only while our claim holds: a claim that lapsed (a very slow receiver) is another's.
       const res = await trx
         .updateTable('bff_events')
@@ -276,7 +347,7 @@ export class EventDelivery {
         .where('id', '=', row.id)
         .where('claimed_until', '=', until)
         .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) return;
+      if (Number(res.numUpdatedRows) !== 1) return false;
       await trx
         .insertInto('bff_event_attempts')
         .values({
@@ -288,7 +359,10 @@ export class EventDelivery {
           duration_ms: sent.durationMs,
         })
         .execute();
+      return true;
     });
+    // Its retry is woken for now, not once the other workers are done.
+    if (recorded && nextAt) this.wakeAt(Date.parse(nextAt));
     const log = { event: `events.${status}`, eventId: row.id, type: row.type, attempt };
     if (status === 'delivered')
       this.ctx.logger.info({ ...log, status: sent.status }, 'event delivered');

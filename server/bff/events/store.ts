@@ -76,15 +76,19 @@ export function dueEventsQuery(db: BffKysely | Kysely<unknown>, now: string, lim
     .limit(limit);
 }
 
-/** When the earliest pending retry is due (`at` null: none is). */
-export function nextRetryQuery(db: BffKysely | Kysely<unknown>) {
+/**
+ * When the earliest pending retry after `after` is due (`at` null: none is). One due already
+ * is read with what is due, not waited for.
+ */
+export function nextRetryQuery(db: BffKysely | Kysely<unknown>, after: string) {
   return (
     eventsDb(db)
       .selectFrom('bff_events')
       .select((eb) => eb.fn.min('next_attempt_at').as('at'))
       .where('delivery_status', '=', 'pending')
-      // Implied by MIN anyway; said so that the store may answer from `bff_events_due`.
+      // Implied by the bound anyway; said so that the store may answer from `bff_events_due`.
       .where('next_attempt_at', 'is not', null)
+      .where('next_attempt_at', '>', after)
   );
 }
 

@@ -189,7 +189,10 @@ describe('event delivery indexes', () => {
     const plan = await planOf(db, claim.sql, [...claim.parameters]);
     expect(plan).not.toContain('bff_events_due');
     expect(plan).toMatch(isPostgres(db) ? /bff_events_pkey/ : /sqlite_autoindex_bff_events_1/);
-    for (const q of [dueEventsQuery(db, SEED_AT, 50).compile(), nextRetryQuery(db).compile()]) {
+    for (const q of [
+      dueEventsQuery(db, SEED_AT, 50).compile(),
+      nextRetryQuery(db, SEED_AT).compile(),
+    ]) {
       expect(await planOf(db, q.sql, [...q.parameters])).toContain('bff_events_due');
     }
   });
