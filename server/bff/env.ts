@@ -55,6 +55,8 @@ const DEFAULT_WEBHOOK = { user: 'gateway', password: 'gateway' } as const;
 /** The sandbox's default client (DESIGN §5): never a production gateway credential. */
 const SANDBOX_CREDENTIALS = { userName: 'sandbox', password: 'sandbox' } as const;
 const DEMO_MERCHANT_SECRET = 'sk_test_local';
+/** `user:password` the webhook receiver can read: 1024 base64 characters (webhooks/receiver.ts). */
+const BASIC_MAX_BYTES = 768;
 
 interface ParsedEnv {
   BFF_MERCHANT_SECRET?: string | undefined;
@@ -77,13 +79,22 @@ const EnvSchema = z
     BFF_PORT: port(3001),
     BFF_HOST: z.string().min(1).default('127.0.0.1'),
     BFF_PUBLIC_URL: baseUrl('http://localhost:3001'),
+    /** Presented as `Authorization: Bearer <secret>` (routes/merchant.ts): one token. */
     BFF_MERCHANT_SECRET: z
       .string()
       .min(12, { error: 'must be at least 12 characters' })
-      .max(200)
+      .max(200, { error: 'must be at most 200 characters' })
+      .regex(/^[^\s\p{Cc}]*$/u, {
+        error:
+          'must not contain whitespace or control characters (it travels as Authorization: Bearer <secret>)',
+      })
       .optional(),
     BFF_ALLOWED_ORIGINS: originList,
-    BFF_WEBHOOK_USER: z.string().min(1).default(DEFAULT_WEBHOOK.user),
+    BFF_WEBHOOK_USER: z
+      .string()
+      .min(1)
+      .regex(/^[^:]*$/, { error: 'must not contain a colon (Basic credentials are user:password)' })
+      .default(DEFAULT_WEBHOOK.user),
     BFF_WEBHOOK_PASSWORD: z.string().min(1).default(DEFAULT_WEBHOOK.password),
     /** Register `<BFF_PUBLIC_URL>/webhooks/gateway` with the gateway at start. */
     BFF_WEBHOOK_REGISTER: z
@@ -160,6 +171,15 @@ const EnvSchema = z
         code: 'custom',
         path: ['DATABASE_URL'],
         message: 'must be a postgres:// URL (leave it unset for SQLite)',
+      });
+    }
+    if (
+      Buffer.byteLength(`${env.BFF_WEBHOOK_USER}:${env.BFF_WEBHOOK_PASSWORD}`) > BASIC_MAX_BYTES
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BFF_WEBHOOK_PASSWORD'],
+        message: `with BFF_WEBHOOK_USER, at most ${BASIC_MAX_BYTES - 1} bytes (the receiver reads Basic credentials of up to 1024 base64 characters)`,
       });
     }
     if (env.BFF_EVENTS_URL && !env.BFF_EVENTS_SECRET) {

@@ -1,5 +1,8 @@
+import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import type { BffContext, BffEnv } from '../../../server/bff/context';
 import { readBffEnv } from '../../../server/bff/env';
+import { requireMerchant } from '../../../server/bff/routes/merchant';
 
 describe('readBffEnv', () => {
   it('serves the local demo with no variables set (DESIGN §4 defaults)', () => {
@@ -172,5 +175,50 @@ describe('readBffEnv', () => {
     expect(() => readBffEnv(vars)).toThrow(
       new RegExp(`invalid BFF configuration:[\\s\\S]*${name}:`),
     );
+  });
+
+  /**
+   * A secret is worth starting with only if a request can present it: the merchant API reads
+   * `Authorization: Bearer <secret>`, the webhook receiver `Authorization: Basic` of
+   * `user:password` (at most 1024 base64 characters).
+   */
+  describe('secrets a request can present', () => {
+    it.each([
+      'sk live 0123456789',
+      'sk_live_0123456789 ',
+      '\tsk_live_0123456789',
+      'sk_0123\n456789',
+    ])('refuses BFF_MERCHANT_SECRET %j, naming the rule', (secret) => {
+      expect(() => readBffEnv({ BFF_MERCHANT_SECRET: secret })).toThrow(
+        /BFF_MERCHANT_SECRET: must not contain whitespace/,
+      );
+    });
+
+    it.each(['sk_live_0123456789', 'sk!#$%&\'*+-./:;<=>?@[]^_`{|}~"0', 'x'.repeat(200)])(
+      'takes BFF_MERCHANT_SECRET %j, and the merchant API takes it as a Bearer',
+      async (secret) => {
+        const { config } = readBffEnv({ BFF_MERCHANT_SECRET: secret });
+        const app = new Hono<BffEnv>()
+          .use(requireMerchant({ config } as BffContext))
+          .get('/', (c) => c.text('in'));
+        const res = await app.request('/', { headers: { authorization: `Bearer ${secret}` } });
+        expect(res.status).toBe(200);
+      },
+    );
+
+    it('refuses webhook credentials no Basic header can carry', () => {
+      expect(() => readBffEnv({ BFF_WEBHOOK_USER: 'gate:way' })).toThrow(
+        /BFF_WEBHOOK_USER: must not contain a colon/,
+      );
+      expect(() => readBffEnv({ BFF_WEBHOOK_PASSWORD: 'p'.repeat(761) })).toThrow(
+        /BFF_WEBHOOK_PASSWORD: with BFF_WEBHOOK_USER, at most 767 bytes/,
+      );
+      // A colon or a space in the password travels inside the base64; `u:…` of 768 bytes fits.
+      const fits = readBffEnv({
+        BFF_WEBHOOK_USER: 'u',
+        BFF_WEBHOOK_PASSWORD: `a: b${'p'.repeat(762)}`,
+      });
+      expect(fits.config.webhook.password).toHaveLength(766);
+    });
   });
 });
