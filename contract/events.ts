@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'subscription.canceled',
   'billing.paid',
   'billing.failed',
+  'billing.canceled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -348,7 +348,8 @@ export interface components {
         | 'subscription.created'
         | 'subscription.canceled'
         | 'billing.paid'
-        | 'billing.failed';
+        | 'billing.failed'
+        | 'billing.canceled';
       /** @description an ISO 8601 instant */
       createdAt: string;
       data: {
@@ -993,7 +994,8 @@ export interface operations {
           | 'subscription.created'
           | 'subscription.canceled'
           | 'billing.paid'
-          | 'billing.failed';
+          | 'billing.failed'
+          | 'billing.canceled';
       };
       header?: never;
       path?: never;

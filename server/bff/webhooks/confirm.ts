@@ -4,9 +4,13 @@ import type { BffContext } from '../context';
 import type { BffDb } from '../db';
 import { linkSaleToAttempt } from '../payments/ledger-link';
 import { classifyGatewayError } from '../payments/outcomes';
-import { updateAttempt } from '../sessions/store';
 import { inboxDb, type InboxTables } from './store';
 import { markAttemptCanceled } from '../sessions/transition';
+import {
+  isFirstBillingSale,
+  recordBillingCanceled,
+  type SubscriptionAttempt,
+} from './subscription-sale';
 
 type InboxRow = InboxTables['webhook_inbox'];
 
@@ -72,7 +76,7 @@ async function confirmAndApply(ctx: BffContext, row: InboxRow): Promise<Outcome>
   if (!agrees(row.new_value, sale)) {
     return { kind: 'unconfirmed', reason: 'the ledger does not show it', missed: true };
   }
-  let attempt = await ctx.db
+  let attempt: ByReference = await ctx.db
     .selectFrom('payment_attempts')
     .select(['id', 'session_id'])
     .where('nsu', '=', row.nsu)
@@ -81,30 +85,46 @@ async function confirmAndApply(ctx: BffContext, row: InboxRow): Promise<Outcome>
     .executeTakeFirst();
   if (!attempt) {
     const byReference = await attemptByReference(ctx, row, sale);
-    if (byReference === 'later') {
+    if (byReference === 'later' || byReference === 'unreadable') {
       return {
         kind: 'unconfirmed',
-        reason: 'its subscription is still being created',
+        reason:
+          byReference === 'later'
+            ? 'its subscription is still being created'
+            : 'the gateway could not be read',
         missed: false,
       };
     }
     attempt = byReference;
   }
   if (!attempt) return { kind: 'unmatched' };
-  if (row.new_value === 'Canceled') await markAttemptCanceled(ctx, attempt.id, row.moment);
+  if (row.new_value === 'Canceled') {
+    // A later billing's charge is the subscription's, not the checkout's payment.
+    if (attempt.laterBilling) await recordBillingCanceled(ctx, attempt.laterBilling, row, sale);
+    else await markAttemptCanceled(ctx, attempt.id, row.moment);
+  }
   return { kind: 'applied', attemptId: attempt.id, sessionId: attempt.session_id };
 }
 
 /**
+ * The attempt a notice is applied to; for the sale of one of its subscription's later
+ * billings, that subscription (`laterBilling`): linked to the checkout, not its payment.
+ */
+type ByReference =
+  { id: string; session_id: string; laterBilling?: SubscriptionAttempt } | undefined;
+
+/**
  * The attempt whose gateway reference the sale carries, linked to the sale on the way: an
  * unknown payment attempt succeeds (the reference is the proof), a subscription attempt gets
- * its first billing's NSU and code. `later` while a subscription is still being created.
+ * its first billing's NSU and code; the sale of a later billing of that subscription is the
+ * subscription's (every billing carries its order number). `later` while a subscription is
+ * still being created, `unreadable` when the gateway cannot tell whose billing it is now.
  */
 async function attemptByReference(
   ctx: BffContext,
   row: InboxRow,
   sale: ConcilInstallmentRow[],
-): Promise<{ id: string; session_id: string } | 'later' | undefined> {
+): Promise<ByReference | 'later' | 'unreadable'> {
   const reference = sale[0]!.transactionReference;
   if (!reference) return undefined;
   const a = await ctx.db
@@ -139,16 +159,24 @@ async function attemptByReference(
     // the pay call's answer): the notice is still the attempt's when the attempt holds its sale.
     return (await holdsSale(ctx, a.id, row)) ? a : undefined;
   }
-  if (a.status === 'succeeded' && a.subscription_id && a.nsu === null) {
-    // The first billing of the subscription the attempt created: its evidence.
-    await updateAttempt(ctx.db, a.id, {
-      nsu: row.nsu,
-      authorization_code: row.cod_auth,
-      payment_id: paymentId,
-    });
-    return a;
+  if (a.status !== 'succeeded' || !a.subscription_id) return undefined;
+  const subscription = { ...a, subscription_id: a.subscription_id };
+  if (a.nsu === null) {
+    const first = await isFirstBillingSale(ctx, a.subscription_id, sale);
+    if (first === 'unreadable') return first;
+    // The first billing of the subscription the attempt created: its evidence. Another
+    // notice of the same sale may have written it meanwhile.
+    if (first) {
+      const written = await ctx.db
+        .updateTable('payment_attempts')
+        .set({ nsu: row.nsu, authorization_code: row.cod_auth, payment_id: paymentId })
+        .where('id', '=', a.id)
+        .where('nsu', 'is', null)
+        .executeTakeFirst();
+      if (Number(written.numUpdatedRows) === 1 || (await holdsSale(ctx, a.id, row))) return a;
+    }
   }
-  return undefined;
+  return { ...a, laterBilling: subscription };
 }
 
 /** Whether attempt `id` holds the notification's sale (its NSU and authorization code), now. */
