@@ -3,7 +3,12 @@ import type { Billing, ConcilSummaryRow, Subscription } from '../../gateway/sche
 import { reaisToCents } from '../../gateway/money';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure } from '../sessions/service';
-import { findSession, unknownAttemptsQuery } from '../sessions/store';
+import { findSession, unknownAttemptsQuery, updateAttemptInFlight } from '../sessions/store';
+import {
+  firstBillingByDueDay,
+  knownSubscriptionAttemptsQuery,
+  subscriptionIdOf,
+} from './first-billing-search';
 import { linkSaleToAttempt } from './ledger-link';
 import { classifyGatewayError } from './outcomes';
 import { planHasTrial, settleSubscription } from './subscribe';
@@ -74,10 +79,12 @@ export async function resolveUnknownAttempts(
   const stranded = now.getTime() - (opts.strandedAfterMs ?? DEFAULT_STRANDED_MS);
   const since = new Date(now.getTime() - (opts.lookbackMs ?? 7 * MS.day)).toISOString();
   // Payments and subscriptions apart: subscription attempts a plan too big to read keeps
-  // unknown (`planListing`) must not fill the batch and starve the payments behind them.
+  // unknown (`planListing`) must not fill the batch and starve the payments behind them. One
+  // whose subscription was found is looked up however old it is: it did happen.
   const candidates = [
     ...(await unknownAttemptsQuery(ctx.db, since, 'payments').execute()),
     ...(await unknownAttemptsQuery(ctx.db, since, 'subscriptions').execute()),
+    ...(await knownSubscriptionAttemptsQuery(ctx.db, since).execute()),
   ];
   const unknown = candidates.filter((a) => {
     const age = Date.parse(a.updated_at);
@@ -125,6 +132,16 @@ export async function resolveUnknownAttempts(
     const due = Date.parse(a.updated_at) <= dueLine;
     if (a.plan_id) {
       let sub = plans?.get(a.gateway_reference!);
+      if (!sub) {
+        // Not among the newest: one whose subscription was found before is read by its id.
+        try {
+          sub = await knownSubscription(ctx, a.id);
+        } catch (err) {
+          if (!classifyGatewayError(err)) throw err;
+          report.stillUnknown.push(a.id);
+          continue;
+        }
+      }
       // Not among the newest: before saying it did not happen, read all of its plan's.
       if (!sub && due) {
         try {
@@ -234,7 +251,7 @@ const MAX_PAGES = 3;
 /** Pages of a plan's subscriptions read before an attempt is declared not to have happened. */
 const PROOF_PAGES = 50;
 
-/** Pages of a day's billings read for a first billing not among the newest (1,000 billings). */
+/** Pages of a day's billings read per round for a first billing not among the newest. */
 const DUE_DAY_PAGES = 10;
 
 interface FoundSubscription {
@@ -256,13 +273,17 @@ async function settleFoundSubscription(
   const row = await findSession(ctx.db, a.session_id);
   if (!row) return false;
   const log = ctx.logger.child({ sessionId: a.session_id, attemptId: a.id });
+  // Kept on the attempt: a subscription that exists is looked up until it settles, however
+  // long its first billing takes to find.
+  await updateAttemptInFlight(ctx.db, a.id, { subscription_id: sub.id });
   // Not among the newest billings: without a trial the gateway billed the first installment
   // when it made the subscription, so it is looked for among the billings due that day (by the
-  // gateway's clock). With one, nothing was billed yet (settleSubscription reads the plan).
+  // gateway's clock), each round reading on from where the last stopped. With a trial, nothing
+  // was billed yet (settleSubscription reads the plan).
   let first = sub.first;
   if (!first && !(await planHasTrial(ctx, row.plan_id))) {
     try {
-      first = await firstBillingOf(ctx, sub.id, DUE_DAY_PAGES, sub.createdDate);
+      first = await firstBillingByDueDay(ctx, sub.id, sub.createdDate, DUE_DAY_PAGES);
     } catch (err) {
       if (!classifyGatewayError(err)) throw err;
     }
@@ -279,6 +300,17 @@ async function settleFoundSubscription(
     'a subscription whose creation had no answer was found at the gateway',
   );
   return result.status !== 'pending';
+}
+
+/** The subscription an attempt keeps the id of (found before), as the gateway has it now. */
+async function knownSubscription(
+  ctx: BffContext,
+  attemptId: string,
+): Promise<FoundSubscription | undefined> {
+  const id = await subscriptionIdOf(ctx, attemptId);
+  if (!id) return undefined;
+  const sub = await ctx.gateway.getSubscription(id, { timeoutMs: 10_000 });
+  return { id: sub.id, createdDate: sub.createdDate, first: null };
 }
 
 /**

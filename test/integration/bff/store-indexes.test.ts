@@ -11,6 +11,7 @@ import {
 import { isPostgres, migrate, openDb, type OpenedDb } from '../../../server/lib/db';
 import { testDbUrl } from '../../support/bff';
 import { linkEarlyNotificationsQuery } from '../../../server/bff/payments/ledger-link';
+import { knownSubscriptionAttemptsQuery } from '../../../server/bff/payments/first-billing-search';
 import { inboxDb } from '../../../server/bff/webhooks/store';
 import {
   anySubscriptionAttemptQuery,
@@ -252,6 +253,11 @@ describe('maintenance round indexes', () => {
         'payment_attempts_unknown',
       );
     }
+    // Past the lookback, those whose subscription is known: from the same index.
+    const known = knownSubscriptionAttemptsQuery(db, SEED_AT).compile();
+    expect(await planOf(db, known.sql, [...known.parameters])).toContain(
+      'payment_attempts_unknown',
+    );
     expect(await planOf(db, anySub.sql, [...anySub.parameters])).toContain(
       'payment_attempts_subscription',
     );
