@@ -1,6 +1,7 @@
 import type { CardInfo, Customer, DeviceInfo } from '../../gateway/schemas';
 import type { ErrorItem } from '../../lib/http';
 import type { PayBody, PayResult } from '../checkout-api';
+import type { Result, SessionPlan } from '../sessions/service';
 import type { SessionRow } from '../sessions/store';
 
 /** An answer to the frame: a PayResult (200) or an error array with its status. */
@@ -19,6 +20,17 @@ export interface RequestFacts {
   userAgent?: string | undefined;
   /** The Accept header of this request (used when the frame page's was not recorded). */
   accept?: string | undefined;
+}
+
+/**
+ * Whether a plan read now (`loadPlan`) is the one the session showed: Active, at the same
+ * amount and interval. The gateway bills the plan as it is now.
+ */
+export function planAsShown(row: SessionRow, plan: Result<SessionPlan>): boolean {
+  const shown = row.plan_json ? (JSON.parse(row.plan_json) as SessionPlan) : null;
+  return (
+    plan.ok && plan.value.amount === row.amount && plan.value.intervalDays === shown?.intervalDays
+  );
 }
 
 export const THREE_DS_PENDING = 'PENDING_AUTHENTICATION';

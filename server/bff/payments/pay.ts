@@ -4,13 +4,7 @@ import { prefixedId, uuid } from '../../lib/ids';
 import { lazyChild } from '../../lib/logging';
 import type { PayBody } from '../checkout-api';
 import type { BffContext } from '../context';
-import {
-  endAttemptAsFailure,
-  loadPlan,
-  refreshSession,
-  sessionOutcome,
-  type SessionPlan,
-} from '../sessions/service';
+import { endAttemptAsFailure, loadPlan, refreshSession, sessionOutcome } from '../sessions/service';
 import { attemptsLeft } from '../sessions/views';
 import { transitionSession } from '../sessions/transition';
 import {
@@ -28,6 +22,7 @@ import {
   deviceInfoOf,
   orderNumberOf,
   paymentReferenceOf,
+  planAsShown,
   refuse,
   THREE_DS_PENDING,
   type RequestFacts,
@@ -104,14 +99,7 @@ async function planChanged(
       },
     };
   }
-  const shown = row.plan_json ? (JSON.parse(row.plan_json) as SessionPlan) : null;
-  if (
-    plan.ok &&
-    plan.value.amount === row.amount &&
-    plan.value.intervalDays === shown?.intervalDays
-  ) {
-    return undefined;
-  }
+  if (planAsShown(row, plan)) return undefined;
   log.warn(
     { event: 'checkout.plan_changed', sessionId: row.id, planId: row.plan_id },
     'the plan changed since the checkout session was created: the session expires',

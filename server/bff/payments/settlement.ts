@@ -2,7 +2,12 @@ import type { Logger } from 'pino';
 import type { PaymentAuthorization } from '../../gateway/schemas';
 import type { FailureCode, PayResult, SessionStatus } from '../checkout-api';
 import type { BffContext } from '../context';
-import { endAttemptAsFailure, settledMeanwhile, succeededResult } from '../sessions/service';
+import {
+  endAttemptAsFailure,
+  loadPlan,
+  settledMeanwhile,
+  succeededResult,
+} from '../sessions/service';
 import {
   ATTEMPT_COLUMN_LIST,
   IN_FLIGHT,
@@ -21,6 +26,7 @@ import { transitionSession } from '../sessions/transition';
 import { atomically } from '../atomic';
 import { columnsOf, perShape, precompiled, rowsOf, shapeOf } from '../../lib/precompiled';
 import type { BffKysely } from '../db';
+import { planAsShown } from './pay-common';
 
 /**
  * The states a session settles from once a gateway call answers: `processing`, or `pending`
@@ -154,7 +160,54 @@ export async function settleError(
     await settle(ctx, row, attemptId, { kind: 'unknown' }, log);
     throw err;
   }
+  if (failure.kind === 'rejected' && row.plan_id) {
+    const refused = await refusedForThePlan(ctx, { ...row, plan_id: row.plan_id }, attemptId, log);
+    if (refused) return refused;
+  }
   return settle(ctx, row, attemptId, failure, log);
+}
+
+/**
+ * A plan session's refused call (`400`/`422`) is its subscription's creation, which may refuse
+ * the plan, not the card: the merchant deactivated or changed it after the pay checked it. The
+ * plan is read again; no longer as the session showed it, the session expires as when pay
+ * finds it changed (no attempt of the shopper used, nothing was billed). A plan that cannot
+ * be read now leaves it untold: try again later, nothing was billed. Undefined while the plan
+ * is as shown: the refusal is the card's.
+ */
+async function refusedForThePlan(
+  ctx: BffContext,
+  row: SessionRow & { plan_id: string },
+  attemptId: string,
+  log: Logger,
+): Promise<PayResult | undefined> {
+  const plan = await loadPlan(ctx, row.plan_id);
+  if (planAsShown(row, plan)) return undefined;
+  if (!plan.ok && plan.status === 503) {
+    return settle(ctx, row, attemptId, { kind: 'unavailable' }, log);
+  }
+  log.warn(
+    { event: 'checkout.plan_changed', sessionId: row.id, planId: row.plan_id },
+    'the plan changed while its subscription was being made: the session expires',
+  );
+  const now = ctx.clock.now();
+  return atomically(ctx, async (tx) => {
+    const moved = await updateAttemptInFlight(tx.db, attemptId, {
+      status: 'failed',
+      failure_code: 'session_expired',
+      return_code: null,
+      updated_at: now.toISOString(),
+    });
+    if (!moved) return keep(tx, await settledMeanwhile(tx, row.id, attemptId));
+    await transitionSession(tx, row.id, SETTLES_FROM, 'expired', now, {
+      failure_code: 'session_expired',
+    });
+    return keep(tx, {
+      status: 'failed',
+      error: { code: 'session_expired', retryable: false },
+      attemptsLeft: 0,
+    });
+  });
 }
 
 /**

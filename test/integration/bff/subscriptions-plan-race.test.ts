@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { createPlan, gw, monthlyPlan } from '../sandbox/recurrence/helpers';
+
+// A plan checked at pay that changes before its subscription is made: the gateway refuses the
+// subscription (400), which says nothing of the shopper's card.
+let t: TestBff;
+beforeAll(async () => {
+  t = await startBff({ config: { payRateLimitPerMinute: 10_000 } });
+});
+afterAll(() => t.close());
+
+const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
+
+interface Detail {
+  status: string;
+  attemptsLeft?: number;
+  attempts: { status: string; failureCode: string | null; subscriptionId: string | null }[];
+}
+
+/** A plan session paid with a good card, `between` run once the card is in the vault. */
+async function payWhile(planId: string, between: () => Promise<unknown>) {
+  const s = await t.createSession({ planId, amount: undefined, maxInstallments: undefined });
+  const gateway = t.bff.ctx.gateway;
+  const vaultCard = gateway.vaultCard.bind(gateway);
+  gateway.vaultCard = async (...args: Parameters<typeof vaultCard>) => {
+    const kept = await vaultCard(...args);
+    await between();
+    return kept;
+  };
+  try {
+    const res = await t.pay(
+      s.clientSecret,
+      await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' }),
+    );
+    const detail = await t.request('GET', `/v1/checkout-sessions/${s.id}`, { headers: merchant });
+    return { pay: res.body, detail: detail.body as Detail };
+  } finally {
+    gateway.vaultCard = vaultCard;
+  }
+}
+
+describe('a subscription the gateway refuses while the card is being kept', () => {
+  it('a plan deactivated meanwhile expires the session, no attempt of the shopper used', async () => {
+    const planId = await createPlan(t.sandbox, { ...monthlyPlan, name: 'Race monthly' });
+    const { pay, detail } = await payWhile(planId, () =>
+      gw(t.sandbox, 'POST', `/v1/recurrences/plans/${planId}/status`, { status: 'Inactive' }),
+    );
+    // Not "check your card": the plan the shopper was shown is gone; start again.
+    expect(pay).toMatchObject({
+      status: 'failed',
+      error: { code: 'session_expired', retryable: false },
+    });
+    expect(detail).toMatchObject({
+      status: 'expired',
+      attempts: [{ status: 'failed', failureCode: 'session_expired', subscriptionId: null }],
+    });
+    const row = await t.bff.ctx.db
+      .selectFrom('checkout_sessions')
+      .select('attempts_used')
+      .where('plan_id', '=', planId)
+      .executeTakeFirstOrThrow();
+    expect(Number(row.attempts_used)).toBe(0);
+    const events = await t.request('GET', '/v1/events?type=checkout_session.expired&limit=100', {
+      headers: merchant,
+    });
+    expect(
+      (events.body as { data: { data: { plan?: { id: string } } }[] }).data.some(
+        (e) => e.data.plan?.id === planId,
+      ),
+    ).toBe(true);
+  });
+
+  it('a refusal with the plan still as shown stays the card’s: invalid_card, an attempt used', async () => {
+    const planId = await createPlan(t.sandbox, { ...monthlyPlan, name: 'Refused monthly' });
+    const { pay, detail } = await payWhile(planId, () =>
+      t.sandbox.call('POST', '/__sandbox/faults', {
+        token: null,
+        body: { method: 'POST', path: '/v1/recurrences/subscriptions', status: 400, count: 1 },
+      }),
+    );
+    expect(pay).toEqual({
+      status: 'failed',
+      error: { code: 'invalid_card', retryable: true },
+      attemptsLeft: 2,
+    });
+    expect(detail).toMatchObject({ status: 'open', attempts: [{ failureCode: 'invalid_card' }] });
+  });
+
+  it('a refusal whose plan cannot be read then charged nothing: try again, no attempt used', async () => {
+    const planId = await createPlan(t.sandbox, { ...monthlyPlan, name: 'Unread monthly' });
+    const fault = (body: object) =>
+      t.sandbox.call('POST', '/__sandbox/faults', { token: null, body });
+    let answer;
+    try {
+      answer = await payWhile(planId, async () => {
+        await fault({
+          method: 'POST',
+          path: '/v1/recurrences/subscriptions',
+          status: 400,
+          count: 1,
+        });
+        await fault({
+          method: 'GET',
+          path: `/v1/recurrences/plans/${planId}`,
+          status: 500,
+          count: 10,
+        });
+      });
+    } finally {
+      await t.sandbox.call('DELETE', '/__sandbox/faults', { token: null });
+    }
+    expect(answer.pay).toEqual({
+      status: 'failed',
+      error: { code: 'try_again_later', retryable: true },
+      attemptsLeft: 3,
+    });
+    expect(answer.detail).toMatchObject({ status: 'open' });
+  });
+});
