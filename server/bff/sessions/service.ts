@@ -116,12 +116,21 @@ export async function createSession(
   }
   let plan: SessionPlan | undefined;
   if (body.planId !== undefined) {
+    // A subscription is paid by credit in one installment: anything else is refused, not
+    // stored as something the merchant did not ask for.
+    if (body.methods && body.methods.some((m) => m !== 'credit')) {
+      return fail(400, 'methods', 'methods: a subscription is paid by credit card only ["credit"]');
+    }
+    if (body.maxInstallments !== undefined && body.maxInstallments !== 1) {
+      return fail(
+        400,
+        'maxInstallments',
+        'maxInstallments: a subscription bills each installment of its plan once; must be 1',
+      );
+    }
     const loaded = await loadPlan(ctx, body.planId);
     if (!loaded.ok) return loaded;
     plan = loaded.value;
-    if (body.methods && !body.methods.includes('credit')) {
-      return fail(400, 'methods', 'methods: a subscription is paid by credit card');
-    }
   }
   const amount = plan ? plan.amount : (body.amount ?? 0);
   const offered: PaymentMethod[] = plan ? ['credit'] : (body.methods ?? ['credit', 'debit']);

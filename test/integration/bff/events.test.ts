@@ -192,7 +192,11 @@ describe('events of the real flows, delivered signed', () => {
 
   it('subscription.created, billing.paid, then subscription.canceled by POST …/cancel', async () => {
     const planId = await createPlan('Events monthly');
-    const { session, result } = await paySession('4000000000002701', { planId, amount: undefined });
+    const { session, result } = await paySession('4000000000002701', {
+      planId,
+      amount: undefined,
+      maxInstallments: undefined,
+    });
     expect(result.status).toBe('succeeded');
     const created = await receivedFor('subscription.created', ofSession(session.id));
     const subscriptionId = (created.data as { id: string }).id;
@@ -498,7 +502,11 @@ describe('the error object of /v1/*', () => {
 
   it('the gateway down is a 503 gateway_error', async () => {
     const planId = await createPlan('Events gateway down');
-    const { result } = await paySession('4000000000002701', { planId, amount: undefined });
+    const { result } = await paySession('4000000000002701', {
+      planId,
+      amount: undefined,
+      maxInstallments: undefined,
+    });
     const subscriptionId = (result as unknown as { payment: { subscriptionId: string } }).payment
       .subscriptionId;
     await t.sandbox.call('POST', '/__sandbox/faults', {
@@ -519,7 +527,11 @@ describe('the error object of /v1/*', () => {
 describe('billings the gateway charges later', () => {
   it('billing.paid for the next cycle, from the gateway’s billing search, once', async () => {
     const planId = await createPlan('Events cycle');
-    const { session, result } = await paySession('4000000000002701', { planId, amount: undefined });
+    const { session, result } = await paySession('4000000000002701', {
+      planId,
+      amount: undefined,
+      maxInstallments: undefined,
+    });
     expect(result.status).toBe('succeeded');
     const subscriptionId = (result as unknown as { payment: { subscriptionId: string } }).payment
       .subscriptionId;
@@ -555,7 +567,11 @@ describe('billings the gateway charges later', () => {
 describe('a later billing the gateway declines', () => {
   it('billing.failed, once, when the card on file is refused at the next cycle', async () => {
     const planId = await createPlan('Events declined cycle');
-    const { session, result } = await paySession('4000000000002701', { planId, amount: undefined });
+    const { session, result } = await paySession('4000000000002701', {
+      planId,
+      amount: undefined,
+      maxInstallments: undefined,
+    });
     expect(result.status).toBe('succeeded');
     const subscriptionId = (result as unknown as { payment: { subscriptionId: string } }).payment
       .subscriptionId;

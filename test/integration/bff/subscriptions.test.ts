@@ -128,11 +128,20 @@ describe('subscription checkout (planId)', () => {
     [{ planId: 'no-such-plan' }, 'planId'],
     [{ planId: 'x', amount: 100 }, 'amount'],
     [{ planId: 'x', methods: ['debit'] }, 'methods'],
-  ])('400 for %o', async (body, tag) => {
+    // Not stored as something else: a plan is paid by credit in one installment.
+    [{ planId: 'x', methods: ['credit', 'debit'] }, 'methods', 'credit card only'],
+    [{ planId: 'x', maxInstallments: 12 }, 'maxInstallments', 'must be 1'],
+  ])('400 for %o', async (body, tag, rule?: string) => {
     const fresh = body.planId === 'x' ? { ...body, planId } : body;
     const res = await createSession(fresh);
     expect(res.status).toBe(400);
     expect(apiError(res).param).toBe(tag);
+    if (rule) expect(apiError(res).message).toContain(rule);
+  });
+
+  it('accepts what a plan session is anyway: credit only, one installment', async () => {
+    const res = await createSession({ planId, methods: ['credit'], maxInstallments: 1 });
+    expect(res.status).toBe(201);
   });
 
   it('refuses a plan that is not Active', async () => {
