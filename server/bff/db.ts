@@ -67,6 +67,12 @@ export interface BffDb {
     card_brand: string | null;
     /** The card number's last four digits, as the frame sent them (never more). */
     card_last4: string | null;
+    /**
+     * The merchant canceled the attempt's subscription (`POST /v1/subscriptions/:id/cancel`):
+     * the `subscription.canceled` event's data, JSON, kept for when the checkout succeeds
+     * after the cancel (its `subscription.created` comes first, then this).
+     */
+    subscription_canceled_json: string | null;
   };
   challenges: {
     id: string;
@@ -373,6 +379,15 @@ export const bffMigrations: Migration[] = [
       await sql`create index challenges_live_expiry on challenges (expires_at) where status in ('pending', 'answered')`.execute(
         db,
       );
+    },
+  },
+  {
+    name: 'bff_0015_attempt_subscription_canceled',
+    async up(db) {
+      await db.schema
+        .alterTable('payment_attempts')
+        .addColumn('subscription_canceled_json', 'text')
+        .execute();
     },
   },
 ];

@@ -32,6 +32,7 @@ export function attemptRow(
     billing_amount: null,
     card_brand: 'visa',
     card_last4: '2701',
+    subscription_canceled_json: null,
     ...overrides,
   };
 }

@@ -35,8 +35,9 @@ async function record(
 
 /**
  * A session that has just ended: `checkout_session.<status>` with the session as the merchant
- * API shows it; for a subscription checkout that succeeded, `subscription.created` and, when
- * its first billing was paid, `billing.paid`.
+ * API shows it; for a subscription checkout that succeeded, `subscription.created`, when its
+ * first billing was paid `billing.paid`, and when the merchant canceled the subscription
+ * while the checkout was pending (subscriptions/service.ts) `subscription.canceled`.
  */
 export async function recordSessionEvents(
   ctx: BffContext,
@@ -68,6 +69,18 @@ export async function recordSessionEvents(
       row.id,
       at,
     );
+  }
+  // Canceled by the merchant while the checkout was pending: told now, after its creation.
+  const canceled = await ctx.db
+    .selectFrom('payment_attempts')
+    .select('subscription_canceled_json')
+    .where('subscription_id', '=', paid.subscriptionId)
+    .where('session_id', '=', row.id)
+    .where('subscription_canceled_json', 'is not', null)
+    .executeTakeFirst();
+  if (canceled?.subscription_canceled_json) {
+    const data = JSON.parse(canceled.subscription_canceled_json) as { id: string };
+    await recordSubscriptionCanceled(ctx, data, row.id, at);
   }
 }
 
@@ -102,8 +115,9 @@ export async function recordCancelEvent(
 /** `subscription.canceled` (once per subscription). Resolves whether it was new. */
 export async function recordSubscriptionCanceled(
   ctx: BffContext,
-  subscription: { id: string } & Record<string, unknown>,
+  subscription: { id: string },
   sessionId: string,
+  at: Date = ctx.clock.now(),
 ): Promise<boolean> {
   const id = await record(
     ctx,
@@ -111,7 +125,7 @@ export async function recordSubscriptionCanceled(
     subscription.id,
     subscription,
     sessionId,
-    ctx.clock.now(),
+    at,
   );
   return id !== null;
 }

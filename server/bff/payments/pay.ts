@@ -174,6 +174,7 @@ export async function pay(
     billing_amount: null,
     card_brand: body.brand ?? null,
     card_last4: body.last4 ?? null,
+    subscription_canceled_json: null,
   };
   const claimed = await claimForAttempt(ctx, attempt, now);
   if (!claimed) {

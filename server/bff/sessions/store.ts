@@ -112,6 +112,7 @@ const ATTEMPT_COLUMNS = {
   billing_amount: true,
   card_brand: true,
   card_last4: true,
+  subscription_canceled_json: true,
 } as const;
 
 export const ATTEMPT_COLUMN_LIST = columnList<AttemptRow>(ATTEMPT_COLUMNS);

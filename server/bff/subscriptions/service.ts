@@ -8,7 +8,7 @@ import { firstBillingOf as firstBillingEvidence } from '../sessions/views';
 import type { ListPage } from '../../../contract/events';
 import { readPage, type PageRequest } from '../http/pagination';
 import { recordSubscriptionCanceled } from '../events/record';
-import { eventDeliveryOf } from '../events/delivery';
+import { atomically } from '../atomic';
 
 /** Billings read per search page (the gateway's maximum) and pages read at most. */
 const BILLING_PAGE = 100;
@@ -289,14 +289,39 @@ export async function cancelSubscription(
     },
     canceledAt: ctx.clock.now().toISOString(),
   };
-  // Told only of a subscription the merchant was told of (`subscription.created`): one a
-  // declined first billing left (canceled by the checkout, the session maybe paid since with
-  // another card) has no event of its own to end.
-  if (
-    attempt.status === 'succeeded' &&
-    (await recordSubscriptionCanceled(ctx, data, attempt.session_id))
-  ) {
-    eventDeliveryOf(ctx)?.kick();
-  }
+  await keepCanceled(ctx, attempt.id, attempt.session_id, data);
   return { status: 200, body: data };
+}
+
+/**
+ * Keeps the cancel on the attempt (the first one's data) and tells it now when the merchant
+ * was told of the subscription (`subscription.created`: its checkout succeeded). A checkout
+ * still pending tells it when it succeeds, after `subscription.created` (events/record.ts);
+ * one a declined first billing left (canceled by the checkout, the session maybe paid since
+ * with another card) has no event of its own to end. The attempt's status is read by the
+ * update that keeps the cancel: a settlement writing the attempt meanwhile either commits
+ * before it (and is seen succeeded here) or after it (and sees the cancel kept).
+ */
+async function keepCanceled(
+  ctx: BffContext,
+  attemptId: string,
+  sessionId: string,
+  data: { id: string } & Record<string, unknown>,
+): Promise<void> {
+  await atomically(ctx, async (tx) => {
+    const kept = await tx.db
+      .updateTable('payment_attempts')
+      .set((eb) => ({
+        subscription_canceled_json: eb.fn.coalesce(
+          'subscription_canceled_json',
+          eb.val(JSON.stringify(data)),
+        ),
+      }))
+      .where('id', '=', attemptId)
+      .returning(['status', 'subscription_canceled_json'])
+      .executeTakeFirst();
+    if (kept?.status !== 'succeeded' || !kept.subscription_canceled_json) return;
+    const first = JSON.parse(kept.subscription_canceled_json) as typeof data;
+    await recordSubscriptionCanceled(tx, first, sessionId);
+  });
 }

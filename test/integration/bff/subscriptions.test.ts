@@ -9,6 +9,7 @@ import {
   type TestBff,
   apiError,
 } from '../../support/bff';
+import { payPlanPending } from '../../support/plan-pay';
 
 let t: TestBff;
 let planId: string;
@@ -36,29 +37,7 @@ async function createPlan(fields: {
 
 /** A plan session paid with `card` while the billing search fails once: answered pending. */
 function payWithBillingSearchDown(card: string) {
-  return payPendingWhileFailing(card, {
-    method: 'GET',
-    path: '/v1/recurrences/billing',
-    status: 503,
-  });
-}
-
-/** A plan session paid with `card` while the gateway fails `fault` once: answered pending. */
-async function payPendingWhileFailing(
-  card: string,
-  fault: { method: string; path: string; status: number },
-) {
-  const created = (await createSession({ planId })).body as { id: string; clientSecret: string };
-  await t.sandbox.call('POST', '/__sandbox/faults', {
-    token: null,
-    body: { ...fault, count: 1 },
-  });
-  const res = await t.pay(
-    created.clientSecret,
-    await t.payBody(created.clientSecret, card, { method: 'credit' }),
-  );
-  expect(res.body).toEqual({ status: 'pending' });
-  return created;
+  return payPlanPending(t, planId, card);
 }
 
 /**
@@ -364,7 +343,7 @@ describe('subscription checkout (planId)', () => {
   });
 
   it('a 5xx while creating the subscription may have charged: pending', async () => {
-    await payPendingWhileFailing('4000000000002701', {
+    await payPlanPending(t, planId, '4000000000002701', {
       method: 'POST',
       path: '/v1/recurrences/subscriptions',
       status: 500,
