@@ -94,11 +94,35 @@ export interface PublicSession {
   maxInstallments: number;
   attemptsLeft: number;
   expiresAt: string;
-  plan?: { id: string; name: string; amount: number; intervalDays: number; description: string };
+  plan?: SessionPlan;
   /** Set once the session has ended. */
   outcome?: PayResult;
   /** While `status` is `challenge`: the bank step waiting, so a reloaded frame can reopen it. */
   challenge?: PendingChallenge;
+}
+
+/** The recurrence plan a subscription checkout shows (`PublicSession.plan`). */
+export interface SessionPlan {
+  id: string;
+  name: string;
+  /** Cents billed each installment. */
+  amount: number;
+  intervalDays: number;
+  description: string;
+  /**
+   * Days before the first charge (0: charged at once). Absent on a session made before the
+   * BFF kept it: nothing is said of a trial then.
+   */
+  trialDays?: number;
+}
+
+/**
+ * A subscription that started with a trial: nothing was charged at checkout; the gateway
+ * bills the first installment on `firstChargeOn` (`YYYY-MM-DD`, a São Paulo calendar day).
+ */
+export interface SubscriptionTrial {
+  days: number;
+  firstChargeOn: string;
 }
 
 export interface PendingChallenge {
@@ -155,11 +179,14 @@ export type PayResult =
       payment: {
         paymentId: string;
         authorizationCode: string;
+        /** Cents charged by this payment: 0 for a subscription started on a trial. */
         amount: number;
         installments: number;
         method: PaymentMethod;
         /** Set for a subscription checkout. */
         subscriptionId?: string;
+        /** Set when the subscription began with a trial: nothing was charged yet. */
+        trial?: SubscriptionTrial;
       };
     }
   | {

@@ -29,7 +29,9 @@ export type {
   PayResult,
   PendingChallenge,
   PublicSession,
+  SessionPlan,
   SessionStatus,
+  SubscriptionTrial,
 } from '../../contract/checkout';
 
 export const PaymentMethodSchema = z.enum(PAYMENT_METHODS);

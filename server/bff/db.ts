@@ -73,6 +73,8 @@ export interface BffDb {
      * after the cancel (its `subscription.created` comes first, then this).
      */
     subscription_canceled_json: string | null;
+    /** The trial days a subscription began with (nothing charged at checkout); else null. */
+    trial_days: number | null;
   };
   challenges: {
     id: string;
@@ -388,6 +390,12 @@ export const bffMigrations: Migration[] = [
         .alterTable('payment_attempts')
         .addColumn('subscription_canceled_json', 'text')
         .execute();
+    },
+  },
+  {
+    name: 'bff_0016_attempt_trial_days',
+    async up(db) {
+      await db.schema.alterTable('payment_attempts').addColumn('trial_days', 'integer').execute();
     },
   },
 ];

@@ -33,6 +33,7 @@ export function attemptRow(
     card_brand: 'visa',
     card_last4: '2701',
     subscription_canceled_json: null,
+    trial_days: null,
     ...overrides,
   };
 }

@@ -15,6 +15,7 @@ import type { FieldSpec } from './fields';
 import { FIELDS } from './fields';
 import type { FormValues } from './form-model';
 import { installmentText } from './installments';
+import { planTerms } from './plan-terms';
 import type { PaymentController } from './payment-controller';
 
 /** What the template reads from the element. */
@@ -129,7 +130,7 @@ function form(v: CardFormView, session: PublicSession | null): TemplateResult {
   const plan = session?.plan;
   const showInstallments =
     values.method === 'credit' && !plan && (session?.maxInstallments ?? 1) > 1;
-  const every = plan ? fmt(m.every, plan.intervalDays) : '';
+  const terms = plan ? planTerms(m, plan) : null;
   // While confirming, the notice says so; the button only shows that work goes on.
   const label = busy
     ? m.paying
@@ -141,7 +142,7 @@ function form(v: CardFormView, session: PublicSession | null): TemplateResult {
   return html`${
       plan
         ? html`<p class="hint" part="plan">
-            <strong>${plan.name}</strong><br />${formatBRL(amount)} ${every}
+            <strong>${plan.name}</strong><br />${formatBRL(amount)} ${terms?.every}
           </p>`
         : nothing
     }
@@ -208,13 +209,11 @@ function form(v: CardFormView, session: PublicSession | null): TemplateResult {
       ${
         v.hideButton
           ? nothing
-          : html`${
-                plan
-                  ? html`<p class="hint" id="consent">
-                      ${fmt(m.consent, formatBRL(amount), every)}
-                    </p>`
-                  : nothing
-              }<button type="submit" data-testid="pay" ?disabled=${busy || waiting}>
+          : html`${terms ? html`<p class="hint" id="consent">${terms.consent}</p>` : nothing}<button
+                type="submit"
+                data-testid="pay"
+                ?disabled=${busy || waiting}
+              >
                 ${busy ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}${label}
               </button>`
       }

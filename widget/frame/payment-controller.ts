@@ -15,15 +15,15 @@ import type {
 } from '../../contract/checkout';
 import { detectBrand } from '../card/brand';
 import { parseDocument } from '../card/document';
-import { formatBRL } from '../card/money';
 import { digitsOnly } from '../card/number';
 import { collectDeviceInfo } from '../device/device-info';
-import { fmt, plural } from '../i18n/messages';
+import { plural } from '../i18n/messages';
 import type { FrameToHostMessage } from '../protocol/messages';
 import type { ApiResult, CheckoutApi } from './api';
 import type { FirstReads, PaymentHost, SentPay, Status } from './payment-host';
 import { asPayResult } from './api';
 import { CardKey } from './card-key';
+import { successNotice } from './plan-terms';
 import type { Settled } from './outcome';
 import { confirmDelay, sessionVerdict, stepVerdict } from './outcome';
 
@@ -430,9 +430,8 @@ export class PaymentController implements ReactiveController {
     this.#clearTimers();
     this.#set('succeeded');
     this.host.clearCard();
-    const { paymentId, authorizationCode, amount, subscriptionId, method } = result.payment;
-    const m = this.host.m;
-    this.#announce(`${m.succeeded}. ${fmt(m.succeededDetail, formatBRL(amount))}`, 'info');
+    const { paymentId, authorizationCode, amount, subscriptionId, method, trial } = result.payment;
+    this.#announce(successNotice(this.host.m, amount, trial), 'info');
     this.#send({
       type: 'succeeded',
       method,
@@ -441,6 +440,7 @@ export class PaymentController implements ReactiveController {
         authorizationCode,
         amount,
         ...(subscriptionId ? { subscriptionId } : {}),
+        ...(trial ? { trial } : {}),
       },
     });
   }

@@ -2,7 +2,7 @@
  * Events of `<card-checkout>`: each a class, all `bubbles` and `composed`, none carrying card
  * data (only the brand and per-field validity).
  */
-import type { FailureCode, PaymentMethod } from '../../contract/checkout';
+import type { FailureCode, PaymentMethod, SubscriptionTrial } from '../../contract/checkout';
 import type { CardBrand } from '../card/brand';
 import type { FieldName, FieldState, SucceededPayment } from '../protocol/messages';
 
@@ -50,6 +50,8 @@ export class CheckoutSucceededEvent extends Event {
   /** Cents. */
   readonly amount: number;
   readonly subscriptionId: string | undefined;
+  /** A subscription started on a trial: nothing was charged (`amount` 0) until `firstChargeOn`. */
+  readonly trial: SubscriptionTrial | undefined;
   constructor(
     payment: SucceededPayment,
     readonly method: PaymentMethod,
@@ -59,6 +61,7 @@ export class CheckoutSucceededEvent extends Event {
     this.authorizationCode = payment.authorizationCode;
     this.amount = payment.amount;
     this.subscriptionId = payment.subscriptionId;
+    this.trial = payment.trial;
   }
 }
 

@@ -24,6 +24,10 @@ export const en: Messages = {
   subscribe: 'Subscribe',
   every: 'every {0} days',
   consent: 'I authorize recurring charges of {0} {1} until I cancel.',
+  trialConsent: [
+    'Nothing is charged now: the first charge comes after a 1-day free trial.',
+    'Nothing is charged now: the first charge comes after a {0}-day free trial.',
+  ],
   paying: 'Processing payment…',
   confirming: 'We are confirming your payment…',
   loading: 'Loading…',
@@ -56,6 +60,9 @@ export const en: Messages = {
   attemptsLeft: ['1 attempt left.', '{0} attempts left.'],
   succeeded: 'Payment approved',
   succeededDetail: 'We received your payment of {0}.',
+  subscribed: 'Subscription started',
+  subscribedTrialDetail: 'Nothing was charged now; the first charge will be on {0}.',
+  date: '{1}/{2}/{0}',
   challengeOpened: 'Confirm the payment in your bank’s window.',
   challengePending:
     'Your bank still has to confirm this payment. Check the card details and continue.',

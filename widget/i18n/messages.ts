@@ -41,6 +41,8 @@ export interface Messages {
   every: string;
   /** `{0}` amount, `{1}` period. */
   consent: string;
+  /** Appended to the consent line of a plan with a trial; `{0}` its days. */
+  trialConsent: Plural;
   paying: string;
   /** The outcome is not known yet: no retry, no other card. */
   confirming: string;
@@ -65,6 +67,12 @@ export interface Messages {
   succeeded: string;
   /** `{0}` the amount. */
   succeededDetail: string;
+  /** A subscription started on a trial: nothing was charged. */
+  subscribed: string;
+  /** `{0}` the day of the first charge (`date`). */
+  subscribedTrialDetail: string;
+  /** A calendar day: `{0}` year, `{1}` month, `{2}` day (two digits each but the year). */
+  date: string;
   challengeOpened: string;
   /** After a reload: a bank confirmation is waiting. */
   challengePending: string;

@@ -24,6 +24,10 @@ export const ptBR: Messages = {
   subscribe: 'Assinar',
   every: 'a cada {0} dias',
   consent: 'Autorizo a cobrança recorrente de {0} {1} até eu cancelar.',
+  trialConsent: [
+    'Nada é cobrado agora: a primeira cobrança é feita após 1 dia de teste grátis.',
+    'Nada é cobrado agora: a primeira cobrança é feita após {0} dias de teste grátis.',
+  ],
   paying: 'Processando pagamento…',
   confirming: 'Estamos confirmando seu pagamento…',
   loading: 'Carregando…',
@@ -56,6 +60,9 @@ export const ptBR: Messages = {
   attemptsLeft: ['Resta 1 tentativa.', 'Restam {0} tentativas.'],
   succeeded: 'Pagamento aprovado',
   succeededDetail: 'Recebemos seu pagamento de {0}.',
+  subscribed: 'Assinatura iniciada',
+  subscribedTrialDetail: 'Nada foi cobrado agora; a primeira cobrança será em {0}.',
+  date: '{2}/{1}/{0}',
   challengeOpened: 'Confirme o pagamento na janela do seu banco.',
   challengePending:
     'Falta confirmar o pagamento com o seu banco. Confira os dados do cartão e continue.',

@@ -12,6 +12,7 @@ import type {
   ChallengeWindowSize,
   FailureCode,
   PaymentMethod,
+  SubscriptionTrial,
 } from '../../contract/checkout';
 import { FAILURE_CODES } from '../../contract/failure-codes';
 import type { CardBrand } from '../card/brand';
@@ -59,8 +60,11 @@ export type FieldState = { valid: boolean; empty: boolean };
 export interface SucceededPayment {
   paymentId: string;
   authorizationCode: string;
+  /** Cents charged: 0 for a subscription started on a trial. */
   amount: number;
   subscriptionId?: string;
+  /** A subscription started on a trial: nothing charged yet. */
+  trial?: SubscriptionTrial;
 }
 
 export type FrameToHostMessage =
@@ -89,6 +93,11 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const isStr = (v: unknown, max = 2048): v is string => typeof v === 'string' && v.length <= max;
 const isId = (v: unknown): v is string => isStr(v, 100) && v.length > 0;
 const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
+const isTrial = (v: unknown): v is SubscriptionTrial =>
+  isObj(v) &&
+  Number.isInteger(v.days) &&
+  typeof v.firstChargeOn === 'string' &&
+  /^\d{4}-\d{2}-\d{2}$/.test(v.firstChargeOn);
 const isWindowSize = (v: unknown): v is ChallengeWindowSize =>
   v === '01' || v === '02' || v === '03' || v === '04' || v === '05';
 const BRANDS: readonly unknown[] = ['visa', 'mastercard', 'amex', 'elo', 'hipercard'];
@@ -189,7 +198,8 @@ export function isFrameToHostMessage(v: unknown): v is FrameToHostMessage {
         isStr(p.paymentId, 100) &&
         isStr(p.authorizationCode, 100) &&
         typeof p.amount === 'number' &&
-        (p.subscriptionId === undefined || isStr(p.subscriptionId, 100))
+        (p.subscriptionId === undefined || isStr(p.subscriptionId, 100)) &&
+        (p.trial === undefined || isTrial(p.trial))
       );
     }
     case 'failed':

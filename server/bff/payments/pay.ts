@@ -175,6 +175,7 @@ export async function pay(
     card_brand: body.brand ?? null,
     card_last4: body.last4 ?? null,
     subscription_canceled_json: null,
+    trial_days: null,
   };
   const claimed = await claimForAttempt(ctx, attempt, now);
   if (!claimed) {

@@ -43,6 +43,7 @@ type Evidence = Pick<
   | 'billing_id'
   | 'billing_status'
   | 'billing_amount'
+  | 'trial_days'
 >;
 
 /** The attempt's success with the columns of the gateway's answer: one statement per set. */
@@ -101,6 +102,7 @@ export async function succeed(
         billing_id: null,
         billing_status: null,
         billing_amount: null,
+        trial_days: null,
         ...answer,
         id: attemptId,
         at: now.toISOString(),

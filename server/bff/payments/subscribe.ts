@@ -106,22 +106,27 @@ export async function settleSubscription(
         billing_amount: reaisToCents(billing.amount),
       }
     : { subscription_id: subscriptionId };
-  if (!billing && !(await planHasTrial(ctx, row.plan_id))) {
-    // No trial: the gateway bills the first installment when the subscription is made. Not
-    // found (beyond the pages read, or not read) is not paid: unknown until it is found.
-    log.warn({ subscriptionId }, 'first billing not found: the outcome waits for it');
-    return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
+  if (!billing) {
+    const trialDays = await planTrialDays(ctx, row.plan_id);
+    if (trialDays === 0) {
+      // No trial: the gateway bills the first installment when the subscription is made. Not
+      // found (beyond the pages read, or not read) is not paid: unknown until it is found.
+      log.warn({ subscriptionId }, 'first billing not found: the outcome waits for it');
+      return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
+    }
+    // A trial: nothing is billed yet; the answer says so (succeededResult).
+    return succeed(ctx, row.id, attemptId, { ...evidence, trial_days: trialDays });
   }
-  const code = billing ? firstBillingFailure(billing.status) : null;
+  const code = firstBillingFailure(billing.status);
   if (!code) {
-    const sale = billing?.status === 'Paid' ? await firstBillingSale(ctx, attemptId, log) : {};
+    const sale = billing.status === 'Paid' ? await firstBillingSale(ctx, attemptId, log) : {};
     return succeed(ctx, row.id, attemptId, { ...evidence, ...sale });
   }
   if (!(await updateAttemptInFlight(ctx.db, attemptId, evidence))) {
     return settledMeanwhile(ctx, row.id, attemptId);
   }
   if (
-    !(await cancelOpenedBilling(ctx, billing!, log)) ||
+    !(await cancelOpenedBilling(ctx, billing, log)) ||
     !(await cancelSubscription(ctx, subscriptionId, code, log))
   ) {
     return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
@@ -133,12 +138,17 @@ export async function settleSubscription(
 
 /** Whether the plan starts with a trial (no billing at creation); false when it cannot be read. */
 export async function planHasTrial(ctx: BffContext, planId: string | null): Promise<boolean> {
-  if (!planId) return false;
+  return (await planTrialDays(ctx, planId)) > 0;
+}
+
+/** The plan's trial days (no billing at creation); 0 when it has none or cannot be read. */
+async function planTrialDays(ctx: BffContext, planId: string | null): Promise<number> {
+  if (!planId) return 0;
   try {
-    return ((await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 })).trialDays ?? 0) > 0;
+    return Math.max(0, (await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 })).trialDays ?? 0);
   } catch (err) {
     if (!classifyGatewayError(err)) throw err;
-    return false;
+    return 0;
   }
 }
 

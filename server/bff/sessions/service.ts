@@ -10,8 +10,11 @@ import type {
   PaymentMethod,
   PendingChallenge,
   PublicSession,
+  SessionPlan,
   SessionStatus,
+  SubscriptionTrial,
 } from '../checkout-api';
+import { MS } from '../../lib/clock';
 import { challengeLauncherUrl } from '../payments/challenge-secret';
 import type { Plan } from '../../gateway/schemas';
 import { MAX_PAYMENT_CENTS, reaisToCents } from '../../gateway/money';
@@ -43,7 +46,7 @@ const fail = (status: 400 | 404 | 503, tag: string, description: string): Result
   items: [{ tag, description }],
 });
 
-export type SessionPlan = NonNullable<PublicSession['plan']>;
+export type { SessionPlan };
 
 /** Days between billings of a plan type (DESIGN §5); Custom plans carry their own. */
 const PLAN_INTERVAL_DAYS: Record<string, number> = {
@@ -82,6 +85,7 @@ export async function loadPlan(ctx: BffContext, planId: string): Promise<Result<
       amount,
       intervalDays: PLAN_INTERVAL_DAYS[plan.planType] ?? plan.interval ?? 0,
       description: plan.description,
+      trialDays: plan.trialDays ?? 0,
     },
   };
 }
@@ -400,17 +404,32 @@ export async function settledMeanwhile(
 }
 
 export function succeededResult(attempt: AttemptRow): PayResult {
+  const trial = trialOf(attempt);
   return {
     status: 'succeeded',
     payment: {
       paymentId: attempt.payment_id ?? '',
       authorizationCode: attempt.authorization_code ?? '',
-      amount: attempt.amount,
+      // What this payment charged: nothing yet on a trial.
+      amount: trial ? 0 : attempt.amount,
       installments: attempt.installments,
       method: attempt.method === 'debit' ? 'debit' : 'credit',
       ...(attempt.subscription_id ? { subscriptionId: attempt.subscription_id } : {}),
+      ...(trial ? { trial } : {}),
     },
   };
+}
+
+/**
+ * The trial a subscription attempt began with: its first charge falls due `trial_days` after
+ * the subscription was made (the attempt's creation, seconds before), on that São Paulo day
+ * (UTC−3, the gateway's).
+ */
+function trialOf(attempt: AttemptRow): SubscriptionTrial | undefined {
+  const days = attempt.trial_days;
+  if (!attempt.subscription_id || !days || days <= 0) return undefined;
+  const due = Date.parse(attempt.created_at) + days * MS.day - 3 * MS.hour;
+  return { days, firstChargeOn: new Date(due).toISOString().slice(0, 10) };
 }
 
 /**

@@ -113,6 +113,7 @@ const ATTEMPT_COLUMNS = {
   card_brand: true,
   card_last4: true,
   subscription_canceled_json: true,
+  trial_days: true,
 } as const;
 
 export const ATTEMPT_COLUMN_LIST = columnList<AttemptRow>(ATTEMPT_COLUMNS);

@@ -146,6 +146,37 @@ describe('a pay whose answer was lost', () => {
   });
 });
 
+describe('a subscription started on a trial', () => {
+  it('is announced as started with its first charge date, not as a payment received', async () => {
+    const trial = { days: 7, firstChargeOn: '2026-12-03' };
+    const started: Answer = {
+      ok: true,
+      data: {
+        status: 'succeeded',
+        payment: {
+          paymentId: '',
+          authorizationCode: '',
+          amount: 0,
+          installments: 1,
+          method: 'credit',
+          subscriptionId: 'sub_1',
+          trial,
+        },
+      },
+    };
+    const { flow, sent } = harness([started]);
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    expect(flow.status).toBe('succeeded');
+    expect(flow.notice).toBe(
+      'Subscription started. Nothing was charged now; the first charge will be on 12/03/2026.',
+    );
+    expect(sent.find((m) => m.type === 'succeeded')).toMatchObject({
+      payment: { amount: 0, subscriptionId: 'sub_1', trial },
+    });
+  });
+});
+
 describe("a device clock that is not the BFF's", () => {
   it('the card is timestamped by the BFF clock: a device 10 minutes fast can still pay', async () => {
     // The gateway refuses a ciphertext dated 5 minutes ahead of it, or 15 behind.

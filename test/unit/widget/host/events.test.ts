@@ -48,6 +48,13 @@ describe('host events', () => {
       subscriptionId: 'sub_1',
       method: 'credit',
     });
+    expect(ok.trial).toBeUndefined();
+    const trial = { days: 7, firstChargeOn: '2026-12-03' };
+    const started = new CheckoutSucceededEvent(
+      { paymentId: '', authorizationCode: '', amount: 0, subscriptionId: 'sub_2', trial },
+      'credit',
+    );
+    expect(started).toMatchObject({ amount: 0, subscriptionId: 'sub_2', trial });
     const change = new CheckoutChangeEvent('amex', true, fields);
     expect(change.brand).toBe('amex');
     expect(change.fields.expiry).toEqual({ valid: false, empty: true });

@@ -121,6 +121,28 @@ describe('isFrameToHostMessage', () => {
       },
       false,
     ],
+    [
+      {
+        type: 'succeeded',
+        method: 'credit',
+        payment: {
+          paymentId: '',
+          authorizationCode: '',
+          amount: 0,
+          subscriptionId: 's',
+          trial: { days: 7, firstChargeOn: '2026-12-03' },
+        },
+      },
+      true,
+    ],
+    [
+      {
+        type: 'succeeded',
+        method: 'credit',
+        payment: { paymentId: '', authorizationCode: '', amount: 0, trial: { days: 7 } },
+      },
+      false,
+    ],
     [{ type: 'failed', code: 'declined', message: 'Não autorizado', retryable: true }, true],
     [{ type: 'failed', code: '05', message: 'x', retryable: true }, false],
     [{ type: 'failed', code: 'declined', message: 'x' }, false],
