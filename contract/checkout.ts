@@ -114,6 +114,11 @@ export interface SessionPlan {
    * BFF kept it: nothing is said of a trial then.
    */
   trialDays?: number;
+  /**
+   * How many times it is billed (0: until canceled; a Custom plan ends after its count).
+   * Absent on a session made before the BFF kept it.
+   */
+  installments?: number;
 }
 
 /**

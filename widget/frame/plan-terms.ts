@@ -6,11 +6,15 @@ import { fmt, plural } from '../i18n/messages';
 
 /**
  * The period (`a cada 30 dias`) and the consent line above the button: the amount every
- * period until canceled, and with a trial that nothing is charged before it ends.
+ * period until canceled, or as many times as the plan bills (a Custom plan ends after its
+ * count); with a trial, that nothing is charged before it ends.
  */
 export function planTerms(m: Messages, plan: SessionPlan): { every: string; consent: string } {
   const every = fmt(m.every, plan.intervalDays);
-  let consent = fmt(m.consent, formatBRL(plan.amount), every);
+  const amount = formatBRL(plan.amount);
+  const charges = plan.installments ?? 0;
+  let consent =
+    charges > 0 ? plural(m.consentCharges, charges, amount, every) : fmt(m.consent, amount, every);
   const trialDays = plan.trialDays ?? 0;
   if (trialDays > 0) consent += ` ${plural(m.trialConsent, trialDays)}`;
   return { every, consent };

@@ -24,6 +24,7 @@ export const en: Messages = {
   subscribe: 'Subscribe',
   every: 'every {0} days',
   consent: 'I authorize recurring charges of {0} {1} until I cancel.',
+  consentCharges: ['I authorize 1 charge of {1}.', 'I authorize {0} charges of {1} {2}.'],
   trialConsent: [
     'Nothing is charged now: the first charge comes after a 1-day free trial.',
     'Nothing is charged now: the first charge comes after a {0}-day free trial.',

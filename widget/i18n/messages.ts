@@ -39,8 +39,10 @@ export interface Messages {
   subscribe: string;
   /** `{0}` days. */
   every: string;
-  /** `{0}` amount, `{1}` period. */
+  /** A plan billed until canceled: `{0}` amount, `{1}` period. */
   consent: string;
+  /** A plan billed a number of times: `{0}` the count, `{1}` amount, `{2}` period. */
+  consentCharges: Plural;
   /** Appended to the consent line of a plan with a trial; `{0}` its days. */
   trialConsent: Plural;
   paying: string;
@@ -88,7 +90,7 @@ export function fmt(template: string, ...args: readonly (string | number)[]): st
   return template.replace(/\{(\d)\}/g, (_, i: string) => String(args[Number(i)] ?? ''));
 }
 
-/** The plural form for `n`, filled with `n`. */
-export function plural(forms: Plural, n: number): string {
-  return fmt(n === 1 ? forms[0] : forms[1], n);
+/** The plural form for `n`, filled with `n` (then `args` as `{1}`, `{2}`…). */
+export function plural(forms: Plural, n: number, ...args: readonly (string | number)[]): string {
+  return fmt(n === 1 ? forms[0] : forms[1], n, ...args);
 }

@@ -24,6 +24,7 @@ export const ptBR: Messages = {
   subscribe: 'Assinar',
   every: 'a cada {0} dias',
   consent: 'Autorizo a cobrança recorrente de {0} {1} até eu cancelar.',
+  consentCharges: ['Autorizo 1 cobrança de {1}.', 'Autorizo {0} cobranças de {1} {2}.'],
   trialConsent: [
     'Nada é cobrado agora: a primeira cobrança é feita após 1 dia de teste grátis.',
     'Nada é cobrado agora: a primeira cobrança é feita após {0} dias de teste grátis.',

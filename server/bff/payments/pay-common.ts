@@ -24,12 +24,19 @@ export interface RequestFacts {
 
 /**
  * Whether a plan read now (`loadPlan`) is the one the session showed: Active, at the same
- * amount and interval. The gateway bills the plan as it is now.
+ * amount, interval, number of charges and trial. The gateway bills the plan as it is now. A
+ * session made before the BFF kept the number of charges and the trial showed neither: they
+ * are not compared, and it pays as it did.
  */
 export function planAsShown(row: SessionRow, plan: Result<SessionPlan>): boolean {
   const shown = row.plan_json ? (JSON.parse(row.plan_json) as SessionPlan) : null;
+  if (!plan.ok || !shown) return false;
+  const now = plan.value;
   return (
-    plan.ok && plan.value.amount === row.amount && plan.value.intervalDays === shown?.intervalDays
+    now.amount === row.amount &&
+    now.intervalDays === shown.intervalDays &&
+    (shown.installments === undefined || shown.installments === now.installments) &&
+    (shown.trialDays === undefined || shown.trialDays === now.trialDays)
   );
 }
 

@@ -78,9 +78,10 @@ async function notPayable(ctx: BffContext, row: SessionRow): Promise<StepAnswer 
 
 /**
  * A plan session subscribes to the plan the shopper was shown. The gateway bills the plan as
- * it is now: when the merchant has changed its amount or interval since (or it is no longer
- * Active), the session expires and the shopper starts again on the plan as it is, rather than
- * subscribe at a price never shown. Answers undefined while the plan is as shown.
+ * it is now: when the merchant has changed its amount, interval, number of charges or trial
+ * since (or it is no longer Active), the session expires and the shopper starts again on the
+ * plan as it is, rather than subscribe on terms never shown. Answers undefined while the plan
+ * is as shown.
  */
 async function planChanged(
   ctx: BffContext,

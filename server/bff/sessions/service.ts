@@ -86,6 +86,7 @@ export async function loadPlan(ctx: BffContext, planId: string): Promise<Result<
       intervalDays: PLAN_INTERVAL_DAYS[plan.planType] ?? plan.interval ?? 0,
       description: plan.description,
       trialDays: plan.trialDays ?? 0,
+      installments: plan.installments ?? 0,
     },
   };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayResult, PublicSession } from '../../../contract/checkout';
-import { MERCHANT_ORIGIN, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { createPlanSession, payPlanCredit } from '../../support/plan-pay';
 
 // A plan that starts with a trial charges nothing at checkout: the frame is told there is a
 // trial before paying, and the success says nothing was charged and when the first charge is.
@@ -24,21 +25,10 @@ async function planSession(fields: { name: string; trialDays?: number }) {
     },
   });
   expect(plan.status, JSON.stringify(plan.body)).toBe(200);
-  const created = await t.request('POST', '/v1/checkout-sessions', {
-    headers: merchant,
-    body: { origin: MERCHANT_ORIGIN, planId: plan.body as string },
-  });
-  expect(created.status).toBe(201);
-  return created.body as { id: string; clientSecret: string };
+  return createPlanSession(t, plan.body as string);
 }
 
-async function payCredit(s: { clientSecret: string }) {
-  const res = await t.pay(
-    s.clientSecret,
-    await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' }),
-  );
-  return res.body as PayResult;
-}
+const payCredit = (s: { clientSecret: string }) => payPlanCredit(t, s);
 
 describe('a plan with a trial', () => {
   it('the frame is shown the trial; the success charged nothing and names the first charge', async () => {

@@ -40,6 +40,34 @@ describe('the terms a plan is shown with', () => {
   });
 });
 
+describe('a plan that ends after a number of charges', () => {
+  const pt = messagesFor('pt-BR');
+  const en = messagesFor('en');
+
+  it('says how many, not "until I cancel"', () => {
+    const ten = { ...monthly, installments: 10 };
+    expect(planTerms(pt, ten).consent).toBe(
+      'Autorizo 10 cobranças de R$\u00a039,90 a cada 30 dias.',
+    );
+    expect(planTerms(en, ten).consent).toBe(
+      'I authorize 10 charges of R$\u00a039,90 every 30 days.',
+    );
+    expect(planTerms(pt, { ...monthly, installments: 1 }).consent).toBe(
+      'Autorizo 1 cobrança de R$\u00a039,90.',
+    );
+    expect(planTerms(pt, { ...ten, trialDays: 7 }).consent).toBe(
+      'Autorizo 10 cobranças de R$\u00a039,90 a cada 30 dias. ' +
+        'Nada é cobrado agora: a primeira cobrança é feita após 7 dias de teste grátis.',
+    );
+  });
+
+  it('0, or a session that did not keep it, is until canceled', () => {
+    const until = 'Autorizo a cobrança recorrente de R$\u00a039,90 a cada 30 dias até eu cancelar.';
+    expect(planTerms(pt, { ...monthly, installments: 0 }).consent).toBe(until);
+    expect(planTerms(pt, monthly).consent).toBe(until);
+  });
+});
+
 describe('a subscription started on a trial', () => {
   it('is announced as started, nothing charged, with the first charge date', () => {
     const trial = { days: 7, firstChargeOn: '2026-12-03' };
