@@ -82,6 +82,54 @@ export function sessionVerdict(s: PublicSession): SessionVerdict {
 /** The BFF's gateway timeout (GATEWAY_TIMEOUT_MS default): the first, quick reading window. */
 export const CONFIRM_WINDOW_MS = 30_000;
 
+/** The BFF's timeout for reading a plan (`loadPlan`), which a plan pay does before it claims. */
+export const PLAN_READ_TIMEOUT_MS = 10_000;
+
+/**
+ * How long a pay may still be running at the BFF: its plan read, then its gateway call (each
+ * call bounded by its timeout, token wait included), and a margin for the store and the
+ * network around them. A resend answered "still being processed" within this is no answer.
+ */
+export const FIRST_PAY_RUNS_MS = PLAN_READ_TIMEOUT_MS + CONFIRM_WINDOW_MS + 5_000;
+
+/**
+ * A resend answered 409 on its Idempotency-Key: the first request with that key is still
+ * running at the BFF (a kept 409 of a finished pay names the session, not the key).
+ */
+export function firstStillRuns(res: ApiResult<unknown>): boolean {
+  return (
+    !res.ok &&
+    res.status === 409 &&
+    Array.isArray(res.body) &&
+    res.body.some((i) => (i as { tag?: unknown } | null)?.tag === 'Idempotency-Key')
+  );
+}
+
+/** What a pay whose answer was lost has been told since (`PaymentController`'s `#sent`). */
+export interface ResendState {
+  /** Resends answered without a word on the first (lost, 5xx). */
+  again: number;
+  /** When the pay was first sent (device ms). */
+  sentAt: number;
+  /** Resends answered that the first still runs (`firstStillRuns`); any means it was alive. */
+  running: number;
+}
+
+/** Resends of a lost pay answered without a word on it, before the shopper may try again. */
+export const MAX_RESENDS = 3;
+
+/**
+ * After a lost answer the session reads open: send the pay again under its key (`resend`),
+ * keep reading the session without sending (`wait`), or let the shopper try again (`fail`).
+ * A pay the BFF said was still running is never "try again": it may claim the session and
+ * charge any moment until `FIRST_PAY_RUNS_MS` has passed, and after that it is still not
+ * known to have stopped (the session moves, or ends with its expiry).
+ */
+export function afterOpenRead(sent: ResendState, now: number): 'resend' | 'wait' | 'fail' {
+  if (sent.running > 0) return now - sent.sentAt < FIRST_PAY_RUNS_MS ? 'resend' : 'wait';
+  return sent.again < MAX_RESENDS ? 'resend' : 'fail';
+}
+
 /**
  * Delay before the next session read: 0.5 s doubling to 4 s within the window, then every
  * 15 s for as long as the outcome stays unknown.

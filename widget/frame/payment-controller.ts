@@ -25,12 +25,16 @@ import { asPayResult } from './api';
 import { CardKey } from './card-key';
 import { successNotice } from './plan-terms';
 import type { Settled } from './outcome';
-import { confirmDelay, sessionVerdict, stepVerdict } from './outcome';
+import {
+  afterOpenRead,
+  confirmDelay,
+  firstStillRuns,
+  sessionVerdict,
+  stepVerdict,
+} from './outcome';
 
 export type { FirstReads, PaymentHost, Status } from './payment-host';
 
-/** Times a pay whose answer was lost is sent again while the session still reads open. */
-const MAX_RESENDS = 3;
 /** After a resend refused with 429: the pay limit counts per minute. */
 const LIMITED_WAIT_MS = 10_000;
 /** How long the form waits for the session before it draws the fields without it. */
@@ -123,7 +127,7 @@ export class PaymentController implements ReactiveController {
         ...(brand ? { brand } : {}),
         ...(document ? { document } : {}),
       };
-      this.#sent = { body, key: crypto.randomUUID(), again: 0 };
+      this.#sent = { body, key: crypto.randomUUID(), again: 0, sentAt: Date.now(), running: 0 };
       this.#step(await this.#api.pay(body, this.#sent.key));
     } catch {
       // The key or the encryption failed: nothing reached the BFF.
@@ -251,24 +255,30 @@ export class PaymentController implements ReactiveController {
         // its way, or not have claimed the session yet. The same pay under the same key is
         // answered as the BFF stands: replayed if it ended, 409 while it runs, run once if it
         // never arrived. Only an answer the BFF stands behind says "try again".
-        if (from === 'confirm' && this.#sent && this.#sent.again < MAX_RESENDS) {
-          return void this.#resend(this.#sent);
+        if (from === 'confirm') {
+          const sent = this.#sent;
+          const next = sent ? afterOpenRead(sent, Date.now()) : 'fail';
+          if (next === 'resend' && sent) return void this.#resend(sent);
+          if (next === 'wait') return void this.#confirm();
+          return this.#fail('try_again_later', true, session.attemptsLeft);
         }
-        if (from === 'confirm') return this.#fail('try_again_later', true, session.attemptsLeft);
         if (from === 'load') this.#toForm();
         this.#scheduleExpiry(session.expiresAt);
     }
   }
 
-  /** Reads the session until the outcome is known, with backoff; says "confirming" meanwhile. */
-  async #confirm(): Promise<void> {
+  /**
+   * Reads the session until the outcome is known, with backoff from `firstRound`; says
+   * "confirming" meanwhile. Open, while a pay said to be running may still claim it: unknown.
+   */
+  async #confirm(firstRound = 0): Promise<void> {
     const api = this.#api;
     if (!api || this.status === 'confirming') return;
     const run = ++this.#run;
     this.#set('confirming');
     this.#announce(this.host.m.confirming, 'info');
     const started = Date.now();
-    for (let round = 0; ; round++) {
+    for (let round = firstRound; ; round++) {
       await sleep(confirmDelay(round, Date.now() - started));
       if (run !== this.#run) return;
       const res = await api.session();
@@ -277,7 +287,11 @@ export class PaymentController implements ReactiveController {
         if (res.status === 401 || res.status === 404) return this.#end('session_expired');
         continue;
       }
-      if (sessionVerdict(res.data).kind === 'unknown') continue;
+      const kind = sessionVerdict(res.data).kind;
+      if (kind === 'unknown') continue;
+      if (kind === 'open' && this.#sent && afterOpenRead(this.#sent, Date.now()) === 'wait') {
+        continue;
+      }
       this.status = 'paying';
       return this.#apply(res.data, 'confirm');
     }
@@ -374,6 +388,12 @@ export class PaymentController implements ReactiveController {
       if (run !== this.#run) return;
       this.status = 'paying';
       return void this.#confirm();
+    }
+    if (firstStillRuns(res)) {
+      // The first pay is alive (e.g. a plan pay reading its plan before it claims the
+      // session): no resend used up; read the session again, a little later each time.
+      sent.running++;
+      return void this.#confirm(sent.running);
     }
     sent.again++;
     this.#step(res);

@@ -8,6 +8,7 @@ import type { Messages } from '../i18n/messages';
 import type { Locale } from '../protocol/constants';
 import type { FrameToHostMessage } from '../protocol/messages';
 import type { ApiResult } from './api';
+import type { ResendState } from './outcome';
 import type { FormValues } from './form-model';
 
 /** Drives `render()`. `confirming`: the outcome is not known yet (no retry offered). */
@@ -43,9 +44,8 @@ export interface FirstReads {
   publicKey: Promise<ApiResult<{ key: string }>>;
 }
 
-/** A pay sent: its body and Idempotency-Key, and how many times it was sent again. */
-export interface SentPay {
+/** A pay sent: its body and Idempotency-Key, and what its resends were answered. */
+export interface SentPay extends ResendState {
   body: PayBody;
   key: string;
-  again: number;
 }

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { PayResult, PublicSession } from '../../../../server/bff/checkout-api';
 import type { ApiResult } from '../../../../widget/frame/api';
+import type { BffContext } from '../../../../server/bff/context';
+import { readBffEnv } from '../../../../server/bff/env';
+import { loadPlan } from '../../../../server/bff/sessions/service';
 import {
+  afterOpenRead,
   CONFIRM_WINDOW_MS,
   confirmDelay,
+  FIRST_PAY_RUNS_MS,
+  firstStillRuns,
   sessionVerdict,
   stepVerdict,
 } from '../../../../widget/frame/outcome';
@@ -122,5 +128,45 @@ describe('confirmDelay', () => {
       500, 1000, 2000, 4000, 4000, 4000,
     ]);
     expect(confirmDelay(2, CONFIRM_WINDOW_MS)).toBe(15_000);
+  });
+});
+
+describe('a resend of a lost pay', () => {
+  const keyBusy = [{ tag: 'Idempotency-Key', description: 'still being processed' }];
+  it.each([
+    [{ ok: false as const, status: 409, body: keyBusy }, true],
+    // A kept 409 of a pay that ended names the session: the first pay is not running.
+    [{ ok: false as const, status: 409, body: [{ tag: 'session', description: 'busy' }] }, false],
+    [{ ok: false as const, status: 422, body: keyBusy }, false],
+    [{ ok: false as const, status: 0, body: null }, false],
+  ])('%j: the first pay still runs → %s', (res, runs) => {
+    expect(firstStillRuns(res)).toBe(runs);
+  });
+
+  it.each([
+    [{ again: 0, running: 0, sentAt: 0 }, 1_000, 'resend'],
+    [{ again: 3, running: 0, sentAt: 0 }, 1_000, 'fail'],
+    // Said to be running: resent however many resends there were, until its time is up.
+    [{ again: 5, running: 7, sentAt: 0 }, FIRST_PAY_RUNS_MS - 1, 'resend'],
+    [{ again: 5, running: 7, sentAt: 0 }, FIRST_PAY_RUNS_MS, 'wait'],
+    [{ again: 0, running: 1, sentAt: 0 }, 10 * 60_000, 'wait'],
+  ])('%j at %i ms, the session open → %s', (sent, now, next) => {
+    expect(afterOpenRead(sent, now)).toBe(next);
+  });
+
+  it("waits on a running pay longer than the BFF's longest: its plan read and a gateway call", async () => {
+    let planReadMs = 0;
+    const ctx = {
+      gateway: {
+        getPlan: (_id: string, opts: { timeoutMs: number }) => {
+          planReadMs = opts.timeoutMs;
+          return Promise.reject(new Error('not needed'));
+        },
+      },
+    } as unknown as BffContext;
+    await loadPlan(ctx, 'plan_1').catch(() => undefined);
+    const gatewayMs = readBffEnv({}).gateway.timeoutMs;
+    expect(planReadMs).toBeGreaterThan(0);
+    expect(FIRST_PAY_RUNS_MS).toBeGreaterThan(planReadMs + gatewayMs);
   });
 });

@@ -2,6 +2,7 @@ import { constants, generateKeyPairSync, privateDecrypt } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PayResult, PublicSession } from '../../../../contract/checkout';
 import type { ApiResult, CheckoutApi } from '../../../../widget/frame/api';
+import { FIRST_PAY_RUNS_MS } from '../../../../widget/frame/outcome';
 import { PaymentController } from '../../../../widget/frame/payment-controller';
 import type { PaymentHost } from '../../../../widget/frame/payment-host';
 import { messagesFor } from '../../../../widget/i18n';
@@ -49,12 +50,13 @@ function harness(
   const sent: { type: string; code?: string }[] = [];
   const keys: string[] = [];
   const bodies: unknown[] = [];
+  let current = session;
   let reads = 0;
   let keyReads = 0;
   const api = {
     session: () => {
       reads++;
-      return Promise.resolve({ ok: true as const, data: session });
+      return Promise.resolve({ ok: true as const, data: current });
     },
     publicKey: () => {
       keyReads++;
@@ -97,7 +99,16 @@ function harness(
   } as unknown as PaymentHost;
   const flow = new PaymentController(host);
   flow.connect(api);
-  return { flow, sent, keys, bodies, reads: () => reads, keyReads: () => keyReads };
+  return {
+    flow,
+    sent,
+    keys,
+    bodies,
+    reads: () => reads,
+    keyReads: () => keyReads,
+    /** What the session reads from now on. */
+    setSession: (s: PublicSession) => void (current = s),
+  };
 }
 
 beforeEach(() => {
@@ -174,6 +185,72 @@ describe('a subscription started on a trial', () => {
     expect(sent.find((m) => m.type === 'succeeded')).toMatchObject({
       payment: { amount: 0, subscriptionId: 'sub_1', trial },
     });
+  });
+});
+
+describe('a pay resent while the first one still runs', () => {
+  // A plan pay reads the plan (up to 10 s) before it claims the session: meanwhile the session
+  // reads open and the same pay under the same key is answered 409.
+  const stillRunning: Answer = {
+    ok: false,
+    status: 409,
+    body: [
+      {
+        tag: 'Idempotency-Key',
+        description: 'Idempotency-Key: a request with this key is still being processed',
+      },
+    ],
+  };
+  const paid = {
+    ...open,
+    status: 'succeeded',
+    outcome: {
+      status: 'succeeded',
+      payment: {
+        paymentId: 'p1',
+        authorizationCode: 'a1',
+        amount: 1000,
+        installments: 1,
+        method: 'credit',
+      },
+    },
+  } as PublicSession;
+
+  it('never says "try again" while the BFF says so, and shows the charge it then makes', async () => {
+    const { flow, sent, keys, setSession } = harness([
+      lost,
+      stillRunning,
+      stillRunning,
+      stillRunning,
+    ]);
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    await vi.advanceTimersByTimeAsync(12_000);
+    expect(sent.filter((m) => m.type === 'failed')).toEqual([]);
+    expect(keys.length).toBeGreaterThan(4);
+    expect(new Set(keys).size).toBe(1);
+    expect(flow.notice).not.toBe(messagesFor('en').failures.try_again_later);
+    // The first pay claims the session and charges.
+    setSession(paid);
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(sent.filter((m) => m.type === 'failed')).toEqual([]);
+    expect(sent.map((m) => m.type)).toContain('succeeded');
+    expect(flow.status).toBe('succeeded');
+  });
+
+  it("past the BFF's longest pay it stops sending and says the payment is being confirmed", async () => {
+    const { flow, sent, keys, reads } = harness(Array.from({ length: 40 }, () => stillRunning));
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    await vi.advanceTimersByTimeAsync(FIRST_PAY_RUNS_MS + 5_000);
+    const sends = keys.length;
+    const readsThen = reads();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(sent.filter((m) => m.type === 'failed')).toEqual([]);
+    expect(keys).toHaveLength(sends);
+    expect(reads()).toBeGreaterThan(readsThen);
+    expect(flow.status).toBe('confirming');
+    expect(flow.notice).toBe(messagesFor('en').confirming);
   });
 });
 
