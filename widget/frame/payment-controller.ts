@@ -8,21 +8,18 @@
 import type { ReactiveController } from 'lit';
 import type {
   FailureCode,
-  PayBody,
   PayResult,
   PendingChallenge,
   PublicSession,
 } from '../../contract/checkout';
-import { detectBrand } from '../card/brand';
-import { parseDocument } from '../card/document';
-import { digitsOnly } from '../card/number';
-import { collectDeviceInfo } from '../device/device-info';
 import { plural } from '../i18n/messages';
 import type { FrameToHostMessage } from '../protocol/messages';
 import type { ApiResult, CheckoutApi } from './api';
 import type { FirstReads, PaymentHost, SentPay, Status } from './payment-host';
 import { asPayResult } from './api';
 import { CardKey } from './card-key';
+import { ExpiryWatch } from './expiry-watch';
+import { payBodyOf } from './pay-body';
 import { successNotice } from './plan-terms';
 import type { Settled } from './outcome';
 import {
@@ -39,12 +36,7 @@ export type { FirstReads, PaymentHost, Status } from './payment-host';
 const LIMITED_WAIT_MS = 10_000;
 /** How long the form waits for the session before it draws the fields without it. */
 const DRAW_FIELDS_AFTER_MS = 50;
-/** The expiry notice shows this long before the session ends. */
-const EXPIRY_NOTICE_MS = 2 * 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** One anti-fraud fingerprint per page load. */
-const FINGERPRINT = crypto.randomUUID();
 
 export class PaymentController implements ReactiveController {
   status: Status = 'connecting';
@@ -54,8 +46,6 @@ export class PaymentController implements ReactiveController {
   session: PublicSession | null = null;
   /** A bank step left waiting (a reload during a challenge): the form continues it. */
   resume: PendingChallenge | null = null;
-  /** "This session expires in N minutes", or empty. */
-  expiring = '';
 
   #api: CheckoutApi | null = null;
   #card = new CardKey();
@@ -66,7 +56,12 @@ export class PaymentController implements ReactiveController {
   #challengeId: string | null = null;
   /** Bumped to stop a confirm loop or a stale read (a renewal, a disconnect). */
   #run = 0;
-  #timers: ReturnType<typeof setTimeout>[] = [];
+  #expiry = new ExpiryWatch({
+    now: () => this.#api?.now() ?? Date.now(),
+    messages: () => this.host.m,
+    changed: () => this.host.requestUpdate(),
+    check: () => void this.#check(),
+  });
   #backFromBank = false;
   /**
    * The pay whose answer was lost, kept to send again under its Idempotency-Key (`#resend`),
@@ -86,6 +81,11 @@ export class PaymentController implements ReactiveController {
     document.removeEventListener('visibilitychange', this.#onVisible);
     this.#clearTimers();
     this.#run++;
+  }
+
+  /** "This session expires in N minutes", or empty. */
+  get expiring(): string {
+    return this.#expiry.text;
   }
 
   get busy(): boolean {
@@ -112,21 +112,8 @@ export class PaymentController implements ReactiveController {
     this.#set('paying');
     const values = this.host.values;
     try {
-      const brand = detectBrand(values.cardNumber);
-      const document = parseDocument(values.document);
-      const body: PayBody = {
-        method: values.method,
-        installments: values.method === 'credit' ? values.installments : 1,
-        encryptedCard: await this.#encrypt(values),
-        cardholderName: values.cardholderName.trim(),
-        // For the receipt; the full number travels only encrypted.
-        last4: digitsOnly(values.cardNumber).slice(-4),
-        deviceInfo: collectDeviceInfo(),
-        fingerprint: FINGERPRINT,
-        challengeWindowSize: this.host.challengeWindowSize,
-        ...(brand ? { brand } : {}),
-        ...(document ? { document } : {}),
-      };
+      const encryptedCard = await this.#encrypt(values);
+      const body = payBodyOf(values, encryptedCard, this.host.challengeWindowSize);
       this.#sent = { body, key: crypto.randomUUID(), again: 0, sentAt: Date.now(), running: 0 };
       this.#step(await this.#api.pay(body, this.#sent.key));
     } catch {
@@ -193,7 +180,7 @@ export class PaymentController implements ReactiveController {
     this.session = res.data;
     this.host.adopt(res.data);
     this.#fail('challenge_canceled', true, res.data.attemptsLeft);
-    this.#scheduleExpiry(res.data.expiresAt);
+    this.#expiry.schedule(res.data.expiresAt);
   }
 
   // ---------------------------------------------------------------- reading the session
@@ -263,7 +250,7 @@ export class PaymentController implements ReactiveController {
           return this.#fail('try_again_later', true, session.attemptsLeft);
         }
         if (from === 'load') this.#toForm();
-        this.#scheduleExpiry(session.expiresAt);
+        this.#expiry.schedule(session.expiresAt);
     }
   }
 
@@ -312,31 +299,8 @@ export class PaymentController implements ReactiveController {
     if (document.visibilityState === 'visible') void this.#check();
   };
 
-  #scheduleExpiry(expiresAt: string): void {
-    this.#clearTimers();
-    const at = Date.parse(expiresAt);
-    const now = () => this.#api?.now() ?? Date.now();
-    const left = at - now();
-    this.#timers.push(
-      setTimeout(
-        () => {
-          this.expiring = plural(
-            this.host.m.expiresSoon,
-            Math.max(1, Math.ceil((at - now()) / 60_000)),
-          );
-          this.host.requestUpdate();
-        },
-        Math.max(0, left - EXPIRY_NOTICE_MS),
-      ),
-      // The BFF's clock decides; a check that finds the session still open schedules the next.
-      setTimeout(() => void this.#check(), Math.max(1000, left + 1000)),
-    );
-  }
-
   #clearTimers(): void {
-    this.#timers.forEach(clearTimeout);
-    this.#timers = [];
-    this.expiring = '';
+    this.#expiry.clear();
   }
 
   /** The card key, read once (`read`: a read of it already under way). */
