@@ -15,7 +15,7 @@ import type {
 import { plural } from '../i18n/messages';
 import type { FrameToHostMessage } from '../protocol/messages';
 import type { ApiResult, CheckoutApi } from './api';
-import type { FirstReads, PaymentHost, SentPay, Status } from './payment-host';
+import type { FirstReads, PaymentHost, SentStep, Status } from './payment-host';
 import { asPayResult } from './api';
 import { CardKey } from './card-key';
 import { ExpiryWatch } from './expiry-watch';
@@ -37,6 +37,9 @@ const LIMITED_WAIT_MS = 10_000;
 /** How long the form waits for the session before it draws the fields without it. */
 const DRAW_FIELDS_AFTER_MS = 50;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A step's Idempotency-Key, sent now, no resend yet. */
+const newResend = () => ({ key: crypto.randomUUID(), again: 0, sentAt: Date.now(), running: 0 });
 
 export class PaymentController implements ReactiveController {
   status: Status = 'connecting';
@@ -64,10 +67,10 @@ export class PaymentController implements ReactiveController {
   });
   #backFromBank = false;
   /**
-   * The pay whose answer was lost, kept to send again under its Idempotency-Key (`#resend`),
-   * and how many times it was.
+   * The pay or bank step whose answer was lost, kept to send again under its Idempotency-Key
+   * (`#resend`), and what its resends were answered.
    */
-  #sent: SentPay | null = null;
+  #sent: SentStep | null = null;
 
   constructor(private readonly host: PaymentHost) {
     host.addController(this);
@@ -114,8 +117,8 @@ export class PaymentController implements ReactiveController {
     try {
       const encryptedCard = await this.#encrypt(values);
       const body = payBodyOf(values, encryptedCard, this.host.challengeWindowSize);
-      this.#sent = { body, key: crypto.randomUUID(), again: 0, sentAt: Date.now(), running: 0 };
-      this.#step(await this.#api.pay(body, this.#sent.key));
+      const sent = (this.#sent = { kind: 'pay', body, ...newResend() });
+      this.#step(await this.#api.pay(body, sent.key));
     } catch {
       // The key or the encryption failed: nothing reached the BFF.
       this.#fail('try_again_later', true, this.session.attemptsLeft);
@@ -231,7 +234,11 @@ export class PaymentController implements ReactiveController {
       case 'ended':
         return this.#end(verdict.code);
       case 'challenge':
-        if (from === 'confirm') return this.#openChallenge(verdict.challenge);
+        if (from === 'confirm') {
+          // The step whose answer was lost led here: it is done, never to be sent again.
+          this.#sent = null;
+          return this.#openChallenge(verdict.challenge);
+        }
         if (from === 'check') return;
         this.resume = verdict.challenge;
         this.#toForm();
@@ -324,7 +331,9 @@ export class PaymentController implements ReactiveController {
       // A fresh ciphertext: the gateway refuses a nonce it has seen.
       const encryptedCard = await this.#encrypt(this.host.values);
       this.#keyMisses = 0;
-      this.#step(await api.completeChallenge({ challengeId, encryptedCard }, crypto.randomUUID()));
+      const body = { challengeId, encryptedCard };
+      const sent = (this.#sent = { kind: 'complete', body, ...newResend() });
+      this.#step(await api.completeChallenge(body, sent.key));
     } catch {
       // The card key could not be read (nothing was sent): read the session again, waiting
       // longer each time rather than asking for the key every half second.
@@ -336,12 +345,15 @@ export class PaymentController implements ReactiveController {
     }
   }
 
-  /** The lost pay again, same body and key (see `#apply`). */
-  async #resend(sent: SentPay): Promise<void> {
+  /** The lost pay or bank step again, same body and key (see `#apply`). */
+  async #resend(sent: SentStep): Promise<void> {
     const api = this.#api;
     if (!api) return;
     this.#set('paying');
-    const res = await api.pay(sent.body, sent.key);
+    const res =
+      sent.kind === 'pay'
+        ? await api.pay(sent.body, sent.key)
+        : await api.completeChallenge(sent.body, sent.key);
     if (!res.ok && res.status === 429) {
       // Rate-limited before the BFF looked at the key: no word on the first pay, which may
       // still be on its way. Wait, read the session, send it again; never "try again".

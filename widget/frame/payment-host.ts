@@ -3,7 +3,12 @@
  * keeps of a pay it sent.
  */
 import type { ReactiveControllerHost } from 'lit';
-import type { ChallengeWindowSize, PayBody, PublicSession } from '../../contract/checkout';
+import type {
+  ChallengeCompleteBody,
+  ChallengeWindowSize,
+  PayBody,
+  PublicSession,
+} from '../../contract/checkout';
 import type { Messages } from '../i18n/messages';
 import type { Locale } from '../protocol/constants';
 import type { FrameToHostMessage } from '../protocol/messages';
@@ -44,8 +49,10 @@ export interface FirstReads {
   publicKey: Promise<ApiResult<{ key: string }>>;
 }
 
-/** A pay sent: its body and Idempotency-Key, and what its resends were answered. */
-export interface SentPay extends ResendState {
-  body: PayBody;
-  key: string;
-}
+/**
+ * A pay or a bank step (the validate call) sent: its body and Idempotency-Key, to send again
+ * when its answer is lost, and what its resends were answered.
+ */
+export type SentStep = ResendState & { key: string } & (
+    { kind: 'pay'; body: PayBody } | { kind: 'complete'; body: ChallengeCompleteBody }
+  );

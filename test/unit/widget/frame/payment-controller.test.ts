@@ -45,11 +45,12 @@ const limited: Answer = {
 /** `bffAheadMs`: how far the BFF's clock is ahead of the device's (negative: behind). */
 function harness(
   payAnswers: Answer[],
-  { session = open, bffAheadMs = 0, keyReadable = true } = {},
+  { session = open, bffAheadMs = 0, keyReadable = true, completeAnswers = [] as Answer[] } = {},
 ) {
   const sent: { type: string; code?: string }[] = [];
   const keys: string[] = [];
   const bodies: unknown[] = [];
+  const completeKeys: string[] = [];
   let current = session;
   let reads = 0;
   let keyReads = 0;
@@ -72,7 +73,10 @@ function harness(
       return Promise.resolve(payAnswers.shift() ?? lost);
     },
     now: () => Date.now() + bffAheadMs,
-    completeChallenge: () => Promise.resolve(lost),
+    completeChallenge: (_body: unknown, key: string) => {
+      completeKeys.push(key);
+      return Promise.resolve(completeAnswers.shift() ?? lost);
+    },
     cancelChallenge: () => Promise.resolve(lost),
   } as unknown as CheckoutApi;
   const host = {
@@ -104,6 +108,7 @@ function harness(
     sent,
     keys,
     bodies,
+    completeKeys,
     reads: () => reads,
     keyReads: () => keyReads,
     /** What the session reads from now on. */
@@ -251,6 +256,55 @@ describe('a pay resent while the first one still runs', () => {
     expect(reads()).toBeGreaterThan(readsThen);
     expect(flow.status).toBe('confirming');
     expect(flow.notice).toBe(messagesFor('en').confirming);
+  });
+});
+
+describe('a lost pay found waiting on the bank, then a lost bank step', () => {
+  it('shows what the BFF settled, not the bank dialog again', async () => {
+    const challenge = {
+      challengeId: 'ch_1',
+      challengeUrl: 'https://bff.test/checkout/challenge/ch_1#s',
+      windowSize: '05' as const,
+    };
+    const threeDsFailed: Answer = {
+      ok: true,
+      data: {
+        status: 'failed',
+        error: { code: 'three_ds_failed', retryable: true },
+        attemptsLeft: 2,
+      },
+    };
+    // Sent again, the lost pay would be replayed as the challenge it opened.
+    const replayed: Answer = { ok: true, data: { status: 'challenge', ...challenge } };
+    const { flow, sent, keys, completeKeys, setSession } = harness([lost, replayed], {
+      completeAnswers: [lost, threeDsFailed],
+    });
+    vi.stubGlobal('location', { href: 'https://bff.test/checkout/frame' });
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    // The pay opened a challenge; its answer was lost: the session shows it.
+    setSession({
+      ...open,
+      status: 'challenge',
+      challenge: { ...challenge, answered: false },
+    } as PublicSession);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(sent.filter((m) => m.type === 'challenge')).toHaveLength(1);
+    // The bank failed the shopper; the validate call's answer is lost; the session is open.
+    setSession({ ...open, attemptsLeft: 2 });
+    flow.onChallengeAnswered('ch_1');
+    // The validate call waits for the card's encryption (real work, not a timer).
+    await vi.waitFor(() => expect(completeKeys).toHaveLength(1));
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(sent.filter((m) => m.type === 'challenge')).toHaveLength(1);
+    expect(keys).toHaveLength(1);
+    // The validate call again under its key: the BFF answers how it ended.
+    expect(completeKeys).toHaveLength(2);
+    expect(new Set(completeKeys).size).toBe(1);
+    expect(sent.filter((m) => m.type === 'failed')).toMatchObject([
+      { code: 'three_ds_failed', retryable: true },
+    ]);
+    expect(flow.status).toBe('form');
   });
 });
 
