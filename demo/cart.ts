@@ -15,6 +15,11 @@ export interface Cart {
   items: Map<string, number>;
   checkout?: CartCheckout;
   /**
+   * Sessions made for the cart as it was before it changed: each is expired at the BFF before
+   * the cart gets another (one cart, one charge; `openCartCheckout`).
+   */
+  superseded?: CartCheckout[];
+  /**
    * The session being created for this cart (two tabs posting "Finalizar compra" at once share
    * it) and the `Idempotency-Key` it is created with, kept until the cart changes so a retry
    * after a lost answer gets the same session from the BFF.
@@ -72,12 +77,16 @@ export class CartStore {
     return cart;
   }
 
-  /** Sets a product's quantity (0 removes it); any pending checkout no longer matches. */
+  /**
+   * Sets a product's quantity (0 removes it); any pending checkout no longer matches: its
+   * session is kept as superseded, to be expired before the cart gets another.
+   */
   setQuantity(cart: Cart, productId: string, quantity: number): boolean {
     if (!findProduct(productId)) return false;
     const q = Math.max(0, Math.min(MAX_QUANTITY, Math.trunc(quantity)));
     if (q === 0) cart.items.delete(productId);
     else cart.items.set(productId, q);
+    if (cart.checkout) (cart.superseded ??= []).push(cart.checkout);
     delete cart.checkout;
     delete cart.creating;
     return true;

@@ -9,7 +9,7 @@ const ENDED = new Set(['succeeded', 'failed', 'expired']);
 /** Where a checkout the storefront holds stands, as the BFF says (server to server). */
 export async function checkoutState(
   merchant: MerchantClient,
-  checkout: CartCheckout,
+  checkout: Pick<CartCheckout, 'sessionId'>,
 ): Promise<'live' | 'paid' | 'ended'> {
   const found = await merchant.getSession(checkout.sessionId);
   // Not reachable now: keep the session (never open a second one that could charge too).
@@ -24,11 +24,48 @@ export type OpenedCheckout =
   | { kind: 'error'; status: number };
 
 /**
+ * Expires a session at the BFF, as a merchant would: `ended` (expired now or before, or
+ * ended unpaid), `paid`, or `live` (being paid, or the BFF did not answer).
+ */
+export async function expireCheckout(
+  merchant: MerchantClient,
+  sessionId: string,
+): Promise<'live' | 'paid' | 'ended'> {
+  const expired = await merchant.expireSession(sessionId);
+  if (expired.ok || expired.status === 404) return 'ended';
+  // 409: not open (paid, being paid, or ended otherwise): its status says which.
+  return expired.status === 409 ? checkoutState(merchant, { sessionId }) : 'live';
+}
+
+/**
+ * The sessions the cart had before it changed, expired before it gets another (another tab
+ * may still show one): undefined once none is left. One paid meanwhile is the cart's order,
+ * never a reason for a second session; one being paid, or a BFF not answering, leaves the
+ * cart without a new session for now.
+ */
+async function endSuperseded(
+  merchant: MerchantClient,
+  cart: Cart,
+): Promise<OpenedCheckout | undefined> {
+  for (const old of [...(cart.superseded ?? [])]) {
+    const state = await expireCheckout(merchant, old.sessionId);
+    if (state === 'live') return { kind: 'error', status: 409 };
+    cart.superseded = (cart.superseded ?? []).filter((s) => s !== old);
+    if (state === 'paid') {
+      // The order page empties the cart it paid for.
+      cart.checkout = old;
+      return { kind: 'paid', sessionId: old.sessionId };
+    }
+  }
+  return undefined;
+}
+
+/**
  * One cart, one open session (issue 9 §5): the cart's session is reused while it is live;
- * a new one is created only when there is none, it ended, or the cart changed (which drops
- * it). Concurrent requests for one cart (two tabs) share one creation, and the creation
- * carries an `Idempotency-Key` kept with the cart, so a retry after a lost answer gets the
- * same session back from the BFF.
+ * a new one is created only when there is none, it ended, or the cart changed (which
+ * supersedes it: it is expired at the BFF first). Concurrent requests for one cart (two tabs)
+ * share one creation, and the creation carries an `Idempotency-Key` kept with the cart, so a
+ * retry after a lost answer gets the same session back from the BFF.
  */
 export async function openCartCheckout(
   merchant: MerchantClient,
@@ -41,6 +78,8 @@ export async function openCartCheckout(
     if (state === 'paid') return { kind: 'paid', sessionId: cart.checkout.sessionId };
     delete cart.checkout;
   }
+  const superseded = await endSuperseded(merchant, cart);
+  if (superseded) return superseded;
   const creating = (cart.creating ??= { key: `demo-${randomUUID()}`, body: body() });
   creating.promise ??= merchant.createSession(creating.body, creating.key).then((created) => {
     if (!created.ok) {
@@ -53,11 +92,11 @@ export async function openCartCheckout(
       clientSecret: created.value.clientSecret,
       amount: created.value.amount,
     };
-    // The cart may have changed meanwhile: then this session is not its checkout.
+    // The cart may have changed meanwhile: then this session is superseded already.
     if (cart.creating === creating) {
       cart.checkout = checkout;
       delete cart.creating;
-    }
+    } else (cart.superseded ??= []).push(checkout);
     return { kind: 'open', checkout } as const;
   });
   return creating.promise;

@@ -51,6 +51,8 @@ export interface MerchantClient {
   ): Promise<MerchantResult<CreatedSession>>;
   getSession(id: string): Promise<MerchantResult<MerchantSession>>;
   listSessions(): Promise<MerchantResult<MerchantSession[]>>;
+  /** Ends an open session now (`200`, as it is once expired); `409` when it is not open. */
+  expireSession(id: string): Promise<MerchantResult<MerchantSession>>;
 }
 
 /**
@@ -96,6 +98,13 @@ export function createMerchantClient(opts: {
     getSession: (id) =>
       call(() =>
         api.GET('/v1/checkout-sessions/{id}', { params: { path: { id } }, signal: signal() }),
+      ),
+    expireSession: (id) =>
+      call(() =>
+        api.POST('/v1/checkout-sessions/{id}/expire', {
+          params: { path: { id } },
+          signal: signal(),
+        }),
       ),
     listSessions: async () => {
       const page = await call(() =>

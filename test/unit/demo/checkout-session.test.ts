@@ -1,7 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
+import { createDemoApp } from '../../../demo/app';
 import { CartStore } from '../../../demo/cart';
 import { openCartCheckout } from '../../../demo/checkout-session';
-import type { MerchantClient, MerchantResult } from '../../../demo/merchant-client';
+import type {
+  MerchantClient,
+  MerchantResult,
+  MerchantSession,
+} from '../../../demo/merchant-client';
 import type { CreateSessionBody, CreatedSession } from '../../../server/bff/checkout-api';
 
 /** A merchant client whose sessions live in a map; status set by the test. */
@@ -40,6 +45,14 @@ function fakeMerchant() {
         : { ok: false, status: 404, error: 'not found' };
     },
     listSessions: async () => ({ ok: true, value: [] }),
+    // As the BFF: an open session ends now; an expired one answers as it is; else 409.
+    expireSession: vi.fn(async (id: string): Promise<MerchantResult<MerchantSession>> => {
+      const status = statuses.get(id);
+      if (!status) return { ok: false, status: 404, error: 'not found' };
+      if (status === 'open') statuses.set(id, 'expired');
+      if (statuses.get(id) !== 'expired') return { ok: false, status: 409, error: status };
+      return { ok: true, value: { id, status: 'expired' } };
+    }),
   };
   return { merchant, createSession, statuses, failOnce: () => (failNext = 1) };
 }
@@ -105,6 +118,101 @@ describe('one cart, one open session', () => {
       kind: 'paid',
       sessionId: first.checkout.sessionId,
     });
+    expect(f.createSession).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('a cart changed after its session was made', () => {
+  async function changedAfterCheckout() {
+    const f = fakeMerchant();
+    const store = new CartStore();
+    const cart = cartWith(store);
+    const first = await openCartCheckout(f.merchant, cart, body);
+    if (first.kind !== 'open') throw new Error('not open');
+    // Another tab still shows the first session; this one changes the cart.
+    store.add(cart, 'caderno');
+    return { f, cart, first: first.checkout.sessionId };
+  }
+
+  it('expires the old session at the BFF before it makes a new one', async () => {
+    const { f, cart, first } = await changedAfterCheckout();
+    const second = await openCartCheckout(f.merchant, cart, body);
+    expect(f.merchant.expireSession).toHaveBeenCalledWith(first);
+    expect(f.statuses.get(first)).toBe('expired');
+    expect(second.kind === 'open' && second.checkout.sessionId).not.toBe(first);
+    expect([...f.statuses.values()].filter((s) => s === 'open')).toHaveLength(1);
+    // Expired once: the next checkout reuses the new session.
+    expect(await openCartCheckout(f.merchant, cart, body)).toEqual(second);
+    expect(f.merchant.expireSession).toHaveBeenCalledTimes(1);
+  });
+
+  it('one paid meanwhile is the order: no second session for the cart', async () => {
+    const { f, cart, first } = await changedAfterCheckout();
+    f.statuses.set(first, 'succeeded');
+    expect(await openCartCheckout(f.merchant, cart, body)).toEqual({
+      kind: 'paid',
+      sessionId: first,
+    });
+    expect(f.createSession).toHaveBeenCalledTimes(1);
+  });
+
+  it('one being paid, or a BFF that does not answer, leaves it without a new session', async () => {
+    const { f, cart, first } = await changedAfterCheckout();
+    f.statuses.set(first, 'processing');
+    expect((await openCartCheckout(f.merchant, cart, body)).kind).toBe('error');
+    f.merchant.expireSession = async () => ({ ok: false, status: 0, error: 'unreachable' });
+    f.statuses.set(first, 'open');
+    expect((await openCartCheckout(f.merchant, cart, body)).kind).toBe('error');
+    expect(f.createSession).toHaveBeenCalledTimes(1);
+    expect(f.statuses.get(first)).toBe('open');
+  });
+});
+
+describe('the storefront, a cart changed in another tab', () => {
+  function storefront() {
+    const f = fakeMerchant();
+    const { app, carts } = createDemoApp({
+      publicUrl: 'http://shop.test',
+      bffUrl: 'http://bff.test',
+      merchantSecret: 'sk_test_unit',
+      merchant: f.merchant,
+    });
+    let cookie = '';
+    const post = async (path: string, form: Record<string, string> = {}) => {
+      const res = await app.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        body: new URLSearchParams(form).toString(),
+      });
+      cookie ||= (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+      return res;
+    };
+    const get = (path: string) => app.request(path, { headers: { cookie } });
+    return { f, carts, post, get };
+  }
+
+  it('leaves one session payable: the first is expired before the second is made', async () => {
+    const { f, post } = storefront();
+    await post('/cart/items', { productId: 'caneca' });
+    await post('/checkout'); // tab 1 shows cs_1
+    await post('/cart/items', { productId: 'caderno' }); // tab 2 changes the cart
+    const res = await post('/checkout');
+    expect(res.headers.get('location')).toBe('/checkout');
+    expect(Object.fromEntries(f.statuses)).toEqual({ cs_1: 'expired', cs_2: 'open' });
+  });
+
+  it('a first session paid meanwhile: its order is shown, no second session', async () => {
+    const { f, post, get } = storefront();
+    await post('/cart/items', { productId: 'caneca' });
+    await post('/checkout');
+    await post('/cart/items', { productId: 'caderno' });
+    f.statuses.set('cs_1', 'succeeded'); // tab 1 paid
+    const res = await post('/checkout');
+    expect(res.headers.get('location')).toBe('/order/cs_1');
+    expect(f.createSession).toHaveBeenCalledTimes(1);
+    // The order page empties the cart it paid for.
+    await get('/order/cs_1');
+    expect((await post('/checkout')).headers.get('location')).toBe('/cart');
     expect(f.createSession).toHaveBeenCalledTimes(1);
   });
 });
