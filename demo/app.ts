@@ -7,6 +7,7 @@ import { silentLogger } from '../server/lib/logging';
 import { FixedWindowLimiter } from '../server/lib/rate-limit';
 import { CartStore, cartCount, cartLines, cartTotal, type Cart } from './cart';
 import { PRODUCTS, findProduct } from './catalog';
+import { CHECKOUT_PAGE_SCRIPT, CHECKOUT_PAGE_SCRIPT_PATH } from './checkout-page-script';
 import { OrderLines, openCartCheckout } from './checkout-session';
 import { createMerchantClient, type MerchantClient } from './merchant-client';
 import { notificationsConsole } from './notifications';
@@ -149,15 +150,23 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     );
   }
 
-  // The policy the README gives merchants: the BFF for the card frame, and the issuers' pages
-  // the challenge dialog's frame moves on to (unknown in advance: `https:`).
-  const frameSources = [new URL(bffPublicUrl).origin, ...(deps.issuerOrigins ?? []), 'https:'];
+  // The policy the README gives merchants: scripts from this origin and the BFF's (the
+  // widget; no inline script), the BFF for the card frame, and the issuers' pages the
+  // challenge dialog's frame moves on to (unknown in advance: `https:`).
+  const bffOrigin = new URL(bffPublicUrl).origin;
+  const frameSources = [bffOrigin, ...(deps.issuerOrigins ?? []), 'https:'];
+  const policy = `script-src 'self' ${bffOrigin}; frame-src ${frameSources.join(' ')}`;
   app.use('*', async (c, next) => {
     await next();
-    c.header('content-security-policy', `frame-src ${frameSources.join(' ')}`);
+    c.header('content-security-policy', policy);
     c.header('x-content-type-options', 'nosniff');
     c.header('referrer-policy', 'strict-origin-when-cross-origin');
     c.header('cache-control', 'no-store');
+  });
+
+  app.get(CHECKOUT_PAGE_SCRIPT_PATH, (c) => {
+    c.header('content-type', 'text/javascript; charset=utf-8');
+    return c.body(CHECKOUT_PAGE_SCRIPT);
   });
 
   app.get('/', (c) => {

@@ -2,6 +2,10 @@ import { ConsolePage } from './pages/console-page';
 import { expectNoAxeViolations } from './support/axe';
 import { CARDS, expect, test } from './fixtures';
 
+// axe is injected as an inline script, which the storefront's policy (script-src 'self' and
+// the BFF) rightly refuses.
+test.use({ bypassCSP: true });
+
 test('the open console shows the gateway notification of a payment as it arrives, without reloading', async ({
   checkout,
   order,

@@ -15,8 +15,31 @@ describe('the demo storefront Content Security Policy', () => {
     const res = await app.request('/');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toBe(
-      'frame-src https://pay.shop.test http://127.0.0.1:4010 https:',
+      "script-src 'self' https://pay.shop.test; frame-src https://pay.shop.test http://127.0.0.1:4010 https:",
     );
+  });
+
+  it('the checkout page runs no inline script: its own is a served file', async () => {
+    const { app, carts } = createDemoApp({
+      publicUrl: 'http://shop.test:3000',
+      bffUrl: 'http://bff.internal:3001',
+      merchantSecret: 'sk_test_local',
+      distDir: '/nonexistent',
+    });
+    const cart = carts.create();
+    carts.add(cart, 'caneca');
+    cart.checkout = { sessionId: 'cs_1', clientSecret: 'cs_1_secret_x', amount: 4990 };
+    const page = await app.request('/checkout', { headers: { cookie: `cart=${cart.id}` } });
+    expect(page.status).toBe(200);
+    const scripts = [...(await page.text()).matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(1);
+    for (const [tag, body] of scripts) {
+      expect(tag).toMatch(/\ssrc="/);
+      expect(body!.trim()).toBe('');
+    }
+    const own = await app.request('/checkout-page.js');
+    expect(own.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await own.text()).toContain("addEventListener('checkout-failed'");
   });
 });
 
