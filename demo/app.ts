@@ -297,6 +297,7 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
         clientSecret: cart.checkout.clientSecret,
         bffPublicUrl,
         backHref: '/cart',
+        renewHref: '/checkout/renew',
       }),
       200,
       checkoutHead(widgetScript()),

@@ -34,8 +34,8 @@ checkout.addEventListener('checkout-succeeded', () => {
 checkout.addEventListener('checkout-failed', async (event) => {
   leaving(false);
   if (event.code !== 'session_expired') return;
-  // A new session for this cart; the widget keeps what was typed.
-  const res = await fetch('/checkout/renew', { method: 'POST' });
+  // A new session for what this page sells (the cart, a plan); the widget keeps what was typed.
+  const res = await fetch(checkout.dataset.renew, { method: 'POST' });
   if (!res.ok) return;
   const renewed = await res.json();
   checkout.dataset.sessionId = renewed.sessionId;

@@ -220,6 +220,36 @@ export function subscriptionDemo(opts: {
         </article>`,
     });
 
+  /** A new plan session for the browser (remembered), or `error` (plan or BFF unavailable). */
+  const newPlanCheckout = async (c: Context): Promise<CartCheckout | 'error'> => {
+    let planId: string;
+    try {
+      planId = await opts.planId();
+    } catch (err) {
+      logger.error({ err: { message: (err as Error).message } }, 'demo plan not available');
+      return 'error';
+    }
+    orderNumber += 1;
+    const created = await merchant.createSession({
+      planId,
+      origin,
+      // The gateway's orderNumber takes at most 10 characters.
+      referenceTransaction: `as${(Date.now() % 1e6).toString(36)}${orderNumber}`.slice(0, 10),
+    });
+    if (!created.ok) {
+      logger.error({ status: created.status }, 'subscription session not created');
+      return 'error';
+    }
+    opts.orders?.set(created.value.id, [planLine(created.value.amount)]);
+    const checkout = {
+      sessionId: created.value.id,
+      clientSecret: created.value.clientSecret,
+      amount: created.value.amount,
+    };
+    remember(c, checkout);
+    return checkout;
+  };
+
   const routes = new Hono()
     .get('/assinatura', (c) => c.html(planPage(c)))
     .post('/assinatura', async (c) => {
@@ -228,31 +258,22 @@ export function subscriptionDemo(opts: {
         const state = await checkoutState(merchant, open);
         if (state === 'live') return c.redirect('/assinatura/pagamento', 303);
       }
-      let planId: string;
-      try {
-        planId = await opts.planId();
-      } catch (err) {
-        logger.error({ err: { message: (err as Error).message } }, 'demo plan not available');
+      if ((await newPlanCheckout(c)) === 'error')
         return c.html(planPage(c, 'Não foi possível iniciar a assinatura agora.'), 502);
-      }
-      orderNumber += 1;
-      const created = await merchant.createSession({
-        planId,
-        origin,
-        // The gateway's orderNumber takes at most 10 characters.
-        referenceTransaction: `as${(Date.now() % 1e6).toString(36)}${orderNumber}`.slice(0, 10),
-      });
-      if (!created.ok) {
-        logger.error({ status: created.status }, 'subscription session not created');
-        return c.html(planPage(c, 'Não foi possível iniciar a assinatura agora.'), 502);
-      }
-      opts.orders?.set(created.value.id, [planLine(created.value.amount)]);
-      remember(c, {
-        sessionId: created.value.id,
-        clientSecret: created.value.clientSecret,
-        amount: created.value.amount,
-      });
       return c.redirect('/assinatura/pagamento', 303);
+    })
+    // The payment page's session expired: a new plan session, so the widget goes on with what
+    // the shopper typed (it renews in place). Same-origin fetches only.
+    .post('/assinatura/renovar', async (c) => {
+      if (c.req.header('origin') !== origin) return c.json({ error: 'origin' }, 403);
+      const open = current(c);
+      if (!open) return c.json({ error: 'subscription' }, 409);
+      const state = await checkoutState(merchant, open);
+      // Paid meanwhile (another tab): the frame learns it from the old session.
+      if (state === 'paid') return c.json({ error: 'paid' }, 409);
+      const checkout = state === 'live' ? open : await newPlanCheckout(c);
+      if (checkout === 'error') return c.json({ error: 'unavailable' }, 502);
+      return c.json({ sessionId: checkout.sessionId, clientSecret: checkout.clientSecret });
     })
     .get('/assinatura/pagamento', async (c) => {
       const checkout = current(c);
@@ -270,6 +291,7 @@ export function subscriptionDemo(opts: {
             sessionId: checkout.sessionId,
             clientSecret: checkout.clientSecret,
             bffPublicUrl,
+            renewHref: '/assinatura/renovar',
           }),
         }),
       );

@@ -141,6 +141,8 @@ export function checkoutPage(opts: {
   bffPublicUrl: string;
   /** A way back (the cart); none on pages with nothing to go back to (a subscription). */
   backHref?: string;
+  /** Where the page asks for a new session of its own when this one expires (a POST). */
+  renewHref: string;
 }): Html {
   return html`<h1>Pagamento</h1>
     <div class="checkout">
@@ -167,6 +169,7 @@ export function checkoutPage(opts: {
           session="${opts.clientSecret}"
           locale="pt-BR"
           data-session-id="${opts.sessionId}"
+          data-renew="${opts.renewHref}"
         ></card-checkout>
         <div
           id="checkout-status"

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { createDemoApp } from '../../../demo/app';
 import {
   DEMO_PLAN,
   ensureDemoPlan,
@@ -85,5 +86,87 @@ describe('the console section', () => {
   it('says so when the BFF cannot list them', async () => {
     const out = await render((async () => new Response('no', { status: 503 })) as typeof fetch);
     expect(out).toContain('Não foi possível listar as assinaturas.');
+  });
+});
+
+describe('the subscription payment page, its session expired', () => {
+  /** A BFF whose sessions are kept by id; `statuses` set by the test. */
+  function bff() {
+    const statuses = new Map<string, string>();
+    const created: Record<string, unknown>[] = [];
+    const fetchImpl = async (input: string | URL | Request, init?: RequestInit) => {
+      const req = input instanceof Request ? input : new Request(input, init);
+      const path = new URL(req.url).pathname;
+      if (req.method === 'POST' && path === '/v1/checkout-sessions') {
+        const body = (await req.json()) as Record<string, unknown>;
+        created.push(body);
+        const id = `cs_${created.length}`;
+        statuses.set(id, 'open');
+        return Response.json(
+          { id, clientSecret: `${id}_secret_x`, status: 'open', amount: 3990, currency: 'BRL' },
+          { status: 201 },
+        );
+      }
+      const id = path.split('/').pop()!;
+      const status = statuses.get(id);
+      return status
+        ? Response.json({ id, status, amount: 3990 })
+        : Response.json({ error: { message: 'no such session' } }, { status: 404 });
+    };
+    return { statuses, created, fetch: fetchImpl as typeof fetch };
+  }
+
+  it('renews its own plan session, not the storefront cart', async () => {
+    const b = bff();
+    const deps = {
+      publicUrl: 'http://shop.test',
+      bffUrl: 'http://bff.test',
+      merchantSecret: 'sk_test_unit',
+      fetch: b.fetch,
+      distDir: '/nonexistent',
+    };
+    // Mounted on the storefront as scripts/start.ts does: the cart's renew is there too.
+    const demo = createDemoApp(deps);
+    demo.app.route('/', subscriptionDemo({ ...deps, planId: async () => 'plan-1' }).routes);
+    const started = await demo.app.request('/assinatura', { method: 'POST' });
+    const cookie = (started.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const payPage = async () =>
+      (await demo.app.request('/assinatura/pagamento', { headers: { cookie } })).text();
+    expect(await payPage()).toContain('session="cs_1_secret_x"');
+    b.statuses.set('cs_1', 'expired');
+
+    // What the page's script posts to when the widget says the session expired.
+    const renew = /data-renew="([^"]+)"/.exec(await payPage())?.[1] ?? '/checkout/renew';
+    const res = await demo.app.request(renew, {
+      method: 'POST',
+      headers: { cookie, origin: 'http://shop.test' },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ sessionId: 'cs_2', clientSecret: 'cs_2_secret_x' });
+    expect(b.created[1]).toMatchObject({ planId: 'plan-1' });
+    expect(b.created[1]).not.toHaveProperty('amount');
+    // Reloaded, the page shows the renewed plan session.
+    expect(await payPage()).toContain('session="cs_2_secret_x"');
+  });
+
+  it('a plan session paid meanwhile is not renewed', async () => {
+    const b = bff();
+    const demo = subscriptionDemo({
+      publicUrl: 'http://shop.test',
+      bffUrl: 'http://bff.test',
+      merchantSecret: 'sk_test_unit',
+      fetch: b.fetch,
+      distDir: '/nonexistent',
+      planId: async () => 'plan-1',
+    });
+    const started = await demo.routes.request('/assinatura', { method: 'POST' });
+    const cookie = (started.headers.get('set-cookie') ?? '').split(';')[0]!;
+    b.statuses.set('cs_1', 'succeeded');
+    const res = await demo.routes.request('/assinatura/renovar', {
+      method: 'POST',
+      headers: { cookie, origin: 'http://shop.test' },
+    });
+    expect(res.status).toBe(409);
+    expect(b.created).toHaveLength(1);
   });
 });
