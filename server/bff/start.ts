@@ -2,6 +2,7 @@ import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createGatewayClient } from '../gateway/client';
 import { openDb } from '../lib/db';
+import { closeHttpServer } from '../lib/server-close';
 import { InFlight } from './http/in-flight';
 import { silentLogger } from '../lib/logging';
 import { createBffApp, type Bff } from './app';
@@ -96,7 +97,7 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
         );
         s.once('error', reject);
       });
-      closeServer = () => new Promise<void>((r) => server.close(() => r()));
+      closeServer = () => closeHttpServer(server, env.stopGraceMs);
     }
     const registration = env.webhookRegistration.enabled
       ? registerWebhook(gateway, {

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createConnection, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { startBff, type StartedBff } from '../../../server/bff/start';
 import { durableStores } from '../../../server/lib/db-sync';
 import { createLogger } from '../../../server/lib/logging';
 import { MERCHANT_SECRET, startBff as startTestBff, type TestBff } from '../../support/bff';
+import { bffProcess } from '../../support/bff-process';
 import { freePort } from '../../support/child-server';
 import { seedSessionWithAttempt } from '../../support/store-rows';
 
@@ -312,6 +313,46 @@ describe('stopping (SIGTERM)', () => {
       }
     } finally {
       release();
+    }
+  });
+
+  it('closes stalled connections once BFF_STOP_GRACE_MS is over, and exits', async () => {
+    const bff = await bffProcess({
+      sandboxUrl: 'http://127.0.0.1:9',
+      bundled: true,
+      env: {
+        BFF_RESOLVE_INTERVAL_MS: '0',
+        BFF_WEBHOOK_REGISTER: 'false',
+        BFF_STOP_GRACE_MS: '500',
+      },
+    });
+    try {
+      await bff.start();
+      const { port } = new URL(bff.url);
+      // Half a request's headers, and a POST whose body stops short of its length.
+      const stalled = [
+        'GET /healthz HTTP/1.1\r\nHost: x\r\n',
+        'POST /v1/checkout-sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+          'Content-Length: 100\r\n\r\n{"amo',
+      ].map(
+        (text) =>
+          new Promise<Socket>((resolve) => {
+            const socket = createConnection(Number(port), '127.0.0.1', () => {
+              socket.write(text);
+              resolve(socket);
+            });
+            socket.on('error', () => undefined);
+          }),
+      );
+      const sockets = await Promise.all(stalled);
+      const within = await Promise.race([
+        bff.terminate().then(() => 'exited'),
+        new Promise<string>((r) => setTimeout(() => r('still running'), 10_000)),
+      ]);
+      for (const socket of sockets) socket.destroy();
+      expect(within).toBe('exited');
+    } finally {
+      await bff.close();
     }
   });
 
