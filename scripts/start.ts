@@ -18,6 +18,7 @@ import { startBff } from '../server/bff/start';
 import { createGatewayClient } from '../server/gateway/client';
 import { openDb } from '../server/lib/db';
 import { createLogger, silentLogger } from '../server/lib/logging';
+import { closeHttpServer } from '../server/lib/server-close';
 import { createSandboxApp } from '../server/sandbox/app';
 import { DEFAULT_CLIENT } from '../server/sandbox/clients';
 import { clockOffsetNotice } from '../server/sandbox/clock/store';
@@ -76,13 +77,15 @@ interface Bound {
   port: number;
   /** Starts answering with the app once it is built (its URL must be known first). */
   serve(fetch: (req: Request) => Response | Promise<Response>): void;
-  close(): Promise<void>;
+  /** New requests refused, those under way given `graceMs` (the first call's; once). */
+  close(graceMs: number): Promise<void>;
 }
 
 /** Binds a port first, so each app can be told its own public URL before it is built. */
 function bind(port: number, host: string, publicHost: string): Promise<Bound> {
   let handler: (req: Request) => Response | Promise<Response> = () =>
     new Response('starting', { status: 503 });
+  let closed: Promise<void> | null = null;
   return new Promise((done, fail) => {
     const server: ServerType = serve(
       { fetch: (req: Request) => handler(req), port, hostname: host },
@@ -93,11 +96,7 @@ function bind(port: number, host: string, publicHost: string): Promise<Bound> {
           serve: (fetch) => {
             handler = fetch;
           },
-          close: () =>
-            new Promise<void>((closed) => {
-              if ('closeAllConnections' in server) server.closeAllConnections();
-              server.close(() => closed());
-            }),
+          close: (graceMs) => (closed ??= closeHttpServer(server, graceMs)),
         }),
     );
     server.once('error', fail);
@@ -124,6 +123,8 @@ export interface StackOptions {
   extraAllowedOrigins?: readonly string[];
   /** The storefront's `POST /checkout` limit per client address per minute (default 20). */
   demoCheckoutRateLimitPerMinute?: number;
+  /** How long a stop waits for each server's requests under way (default 10 s). */
+  stopGraceMs?: number;
 }
 
 export interface Stack {
@@ -133,6 +134,10 @@ export interface Stack {
   bffUrl: string;
   demoUrl: string;
   merchantSecret: string;
+  /**
+   * Stops the storefront, then the BFF, then the sandbox: each server refuses new requests
+   * and gives those under way `stopGraceMs` before its app closes, stores last. Once.
+   */
   close(): Promise<void>;
 }
 
@@ -145,13 +150,17 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   // The storefront and the BFF share the events signing secret: a fresh one each start
   // unless BFF_EVENTS_SECRET names one (the listen command then verifies with it too).
   const eventsSecret = opts.eventsSecret ?? `whsec_${randomBytes(32).toString('base64')}`;
+  const grace = opts.stopGraceMs ?? 10_000;
+  // Run last registered first: each app's server stops before the app, the stores last.
   const closers: (() => Promise<void>)[] = [];
-  const close = async () => {
-    for (const c of closers.reverse()) await c();
-  };
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      for (const c of [...closers].reverse()) await c();
+    })());
   try {
     const sandboxServer = await bind(ports.sandbox, host, publicHost);
-    closers.push(() => sandboxServer.close());
+    closers.push(() => sandboxServer.close(grace));
     const sandboxDb = await openDb<SandboxDb>({
       url: join(opts.dataDir, 'sandbox.sqlite'),
       durability: 'process',
@@ -162,13 +171,16 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       publicUrl: sandboxServer.url,
       logger: opts.loggers?.sandbox ?? silentLogger,
     });
-    closers.push(() => sandbox.close());
+    closers.push(async () => {
+      await sandboxServer.close(grace);
+      await sandbox.close();
+    });
     sandboxServer.serve((req) => sandbox.app.fetch(req));
 
     const bffServer = await bind(ports.bff, host, publicHost);
-    closers.push(() => bffServer.close());
+    closers.push(() => bffServer.close(grace));
     const demoServer = await bind(ports.demo, host, publicHost);
-    closers.push(() => demoServer.close());
+    closers.push(() => demoServer.close(grace));
 
     // The merchant's own gateway client (the demo's plan); the BFF has its own, from its env.
     const gateway = createGatewayClient({
@@ -216,13 +228,17 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         accountNumber: DEFAULT_CLIENT.accountNumber,
         strandedAfterMs: 2 * 30_000 + 60_000,
       },
-      stopGraceMs: 10_000,
+      stopGraceMs: grace,
     };
     const bff = await startBff(bffEnv, {
       logger: opts.loggers?.bff ?? silentLogger,
-      serve: (fetch) => bffServer.serve(fetch),
+      serve: (fetch) => {
+        bffServer.serve(fetch);
+        return (graceMs) => bffServer.close(graceMs);
+      },
       awaitRegistration: true,
     });
+    // Its server first, then its maintenance round, inbox and store.
     closers.push(() => bff.close());
 
     // The storefront's monthly plan lives in the gateway: found by name, or created now.
@@ -256,6 +272,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     consoleSections.push(subscriptions.section);
     demo.app.route('/', subscriptions.routes);
     demoServer.serve((req) => demo.app.fetch(req));
+    // The storefront stops first: its requests under way may be calling the BFF.
+    closers.push(() => demoServer.close(grace));
 
     return {
       clockNotice: clockOffsetNotice(sandbox.ctx.clock.offset, sandbox.ctx.clock.now()),
@@ -301,6 +319,7 @@ export function stackSettingsFromEnv(env: NodeJS.ProcessEnv): {
   extraAllowedOrigins: string[];
   webhook: { user: string; password: string };
   logLevel: BffEnv['logLevel'];
+  stopGraceMs: number;
   eventsSecret?: string;
 } {
   const port = (name: string, fallback: number) => {
@@ -319,6 +338,7 @@ export function stackSettingsFromEnv(env: NodeJS.ProcessEnv): {
     extraAllowedOrigins: env.BFF_ALLOWED_ORIGINS ? [...bff.config.allowedOrigins] : [],
     webhook: bff.config.webhook,
     logLevel: bff.logLevel,
+    stopGraceMs: bff.stopGraceMs,
     ...(bff.config.eventsSecret ? { eventsSecret: bff.config.eventsSecret } : {}),
   };
 }
@@ -335,6 +355,7 @@ async function main(): Promise<void> {
     ...(settings.eventsSecret ? { eventsSecret: settings.eventsSecret } : {}),
     extraAllowedOrigins: settings.extraAllowedOrigins,
     bffConfig: { webhook: settings.webhook },
+    stopGraceMs: settings.stopGraceMs,
     loggers: {
       sandbox: createLogger({ level, name: 'sandbox' }),
       bff: createLogger({ level, name: 'bff' }),
@@ -353,6 +374,7 @@ ${TEST_CARDS.map(([n, d]) => `    ${n.padEnd(21)} ${d}`).join('\n')}
   Só avisos e erros daqui em diante (LOG_LEVEL=debug mostra cada requisição).
 `);
   if (stack.clockNotice) console.log(stack.clockNotice);
+  // npm passes a Ctrl+C on too: the second signal finds the stop under way.
   const stop = () => {
     void stack.close().then(() => process.exit(0));
   };

@@ -18,10 +18,14 @@ export interface StartBffOptions {
   logger?: Logger;
   /**
    * Serve on a server bound already (its address is `env.config.publicUrl`), as `npm start`
-   * does so that every URL is known before anything starts. Default: listen on
+   * does so that every URL is known before anything starts. Returns how to stop that server
+   * (new requests refused, those under way given `graceMs`), which `close()` runs before
+   * anything else closes; nothing when the caller stops it itself. Default: listen on
    * `env.host:env.port`.
    */
-  serve?: (fetch: (req: Request) => Response | Promise<Response>) => void;
+  serve?: (
+    fetch: (req: Request) => Response | Promise<Response>,
+  ) => ((graceMs: number) => Promise<void>) | void;
   /** Wait for the webhook URL registration before resolving (default: in the background). */
   awaitRegistration?: boolean;
 }
@@ -29,7 +33,7 @@ export interface StartBffOptions {
 export interface StartedBff {
   bff: Bff;
   dialect: 'sqlite' | 'postgres';
-  /** Stops the maintenance round, the server (when it listens itself) and the store. */
+  /** Stops the server (see `serve`), the maintenance round, the inbox, then the store. */
   close(): Promise<void>;
 }
 
@@ -89,7 +93,8 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
         : null;
     let closeServer = async () => {};
     if (opts.serve) {
-      opts.serve((req) => bff.app.fetch(req));
+      const stopServing = opts.serve((req) => bff.app.fetch(req));
+      if (stopServing) closeServer = () => stopServing(env.stopGraceMs);
     } else {
       const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
         const s = serve({ fetch: bff.app.fetch, port: env.port, hostname: env.host }, () =>

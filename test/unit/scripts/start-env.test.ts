@@ -18,6 +18,7 @@ describe('npm start settings', () => {
       BFF_MERCHANT_SECRET: 'sk_test_merchant_1234',
       BFF_WEBHOOK_USER: 'hooks',
       BFF_WEBHOOK_PASSWORD: 'long-hook-password',
+      BFF_STOP_GRACE_MS: '2500',
       DEMO_PORT: '3100',
     });
     expect(s.logLevel).toBe('debug');
@@ -25,6 +26,7 @@ describe('npm start settings', () => {
     expect(s.merchantSecret).toBe('sk_test_merchant_1234');
     expect(s.webhook).toEqual({ user: 'hooks', password: 'long-hook-password' });
     expect(s.ports.demo).toBe(3100);
+    expect(s.stopGraceMs).toBe(2500);
   });
 
   it('refuses a bad value with its name, as the BFF does', () => {
