@@ -1,12 +1,16 @@
 import { serve } from '@hono/node-server';
 import { openDb } from '../lib/db';
 import { createLogger } from '../lib/logging';
+import { closeHttpServer } from '../lib/server-close';
 import { createSandboxApp } from './app';
 import { DEFAULT_CLIENT, loadClients } from './clients';
 import type { SandboxDb } from './db';
 import { decodeKek } from './keys/kek';
 import { readSandboxEnv } from './env';
 import { clockOffsetNotice } from './clock/store';
+
+/** How long a stop waits for the requests under way (a fault's latency, a slow client). */
+const STOP_GRACE_MS = 10_000;
 
 /** `npm run sandbox`: the gateway sandbox alone, on SANDBOX_PORT. */
 async function main(): Promise<void> {
@@ -36,12 +40,16 @@ async function main(): Promise<void> {
       if (notice) console.log(notice);
     },
   );
-  const stop = async () => {
-    server.close();
-    await sandbox.close();
-    await closeDb();
-    process.exit(0);
-  };
+  // New requests refused, those under way answered (within the grace), then the app's
+  // deliveries and the store. Once: npm passes a Ctrl+C on too.
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await closeHttpServer(server, STOP_GRACE_MS);
+      await sandbox.close();
+      await closeDb();
+      process.exit(0);
+    })());
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 }

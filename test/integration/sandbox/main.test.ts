@@ -48,6 +48,35 @@ describe('npm run sandbox (scripts/sandbox.mjs)', () => {
     }
   });
 
+  it('on SIGTERM, answers the request under way before its store closes, then exits 0', async () => {
+    const sb = await runSandbox();
+    let code: number | null | undefined;
+    try {
+      // Held 2 s, then answered (401: no token).
+      const fault = await fetch(`${sb.url}/__sandbox/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ method: 'GET', path: '/v1/payments/*', count: 1, latencyMs: 2000 }),
+      });
+      expect(fault.status).toBe(201);
+      const held = fetch(`${sb.url}/v1/payments/pay_held`).then(
+        (res) => res.status,
+        (err: Error) => `failed: ${(err.cause as Error | undefined)?.message ?? err.message}`,
+      );
+      const faults = async () => {
+        const res = await fetch(`${sb.url}/__sandbox/faults`);
+        return ((await res.json()) as { items: unknown[] }).items.length;
+      };
+      await expect.poll(faults, { timeout: 10_000 }).toBe(0);
+      const stopped = sb.stop();
+      expect(await held).toBe(401);
+      code = await stopped;
+      expect(code).toBe(0);
+    } finally {
+      if (code === undefined) await sb.stop();
+    }
+  });
+
   it('a fresh bundle is reused as is', async () => {
     const before = statSync(BUNDLE).mtimeMs;
     const sb = await runSandbox();
