@@ -16,9 +16,20 @@ const wholeNumber = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGE
       z.string().regex(/^\d+$/, { error: 'must be a whole number (digits only)' }).optional(),
     )
     .transform((v) => (v === undefined ? fallback : Number(v)))
-    .pipe(z.number().int().min(min).max(max));
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { error: `must be at least ${min}` })
+        .max(max, { error: `must be at most ${max}` }),
+    );
 const port = (fallback: number) => wholeNumber(fallback, 1, 65535);
 const positiveInt = (fallback: number) => wholeNumber(fallback, 1);
+/** Node's timers fire at once (after 1 ms) for a delay of 2^31 ms or more. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** A time in ms: digits only, at most Node's timer limit. */
+const milliseconds = (fallback: number, min: number, max = MAX_TIMER_MS) =>
+  wholeNumber(fallback, min, max);
 
 /** An absolute http(s) URL, returned without a trailing slash. */
 const baseUrl = (fallback: string) =>
@@ -106,18 +117,18 @@ const EnvSchema = z
       .regex(/^\d{1,18}$/, { error: 'must be an account number (digits)' })
       .default('1001'),
     /** How often timed-out payments are looked up in the reconciliation ledger; 0 = never. */
-    BFF_RESOLVE_INTERVAL_MS: wholeNumber(60_000, 0),
+    BFF_RESOLVE_INTERVAL_MS: milliseconds(60_000, 0),
     /**
      * Added to twice the gateway timeout: an attempt still waiting for the gateway after that
      * was stranded by a crash and is looked up like a timed-out one.
      */
-    BFF_STRANDED_MARGIN_MS: wholeNumber(60_000, 0),
-    BFF_STOP_GRACE_MS: wholeNumber(10_000, 0, 600_000),
+    BFF_STRANDED_MARGIN_MS: milliseconds(60_000, 0),
+    BFF_STOP_GRACE_MS: milliseconds(10_000, 0, 600_000),
     BFF_MAX_ATTEMPTS: positiveInt(3),
     BFF_PAY_RATE_LIMIT: positiveInt(10),
     BFF_STATIC_DIR: z.string().min(1).default('dist'),
     BFF_SESSION_RATE_LIMIT: wholeNumber(600, 0),
-    BFF_INBOX_CLAIM_MS: wholeNumber(60_000, 1_000, 3_600_000),
+    BFF_INBOX_CLAIM_MS: milliseconds(60_000, 1_000, 3_600_000),
     /** Where the merchant's events are POSTed, signed (README "Events"); unset: not sent. */
     BFF_EVENTS_URL: z
       .string()
@@ -157,7 +168,7 @@ const EnvSchema = z
     RECURRENCE_PASSWORD: z.string().min(1).max(256).optional(),
     INTEGRATION_USERNAME: z.string().min(1).max(30).optional(),
     INTEGRATION_PASSWORD: z.string().min(1).max(256).optional(),
-    GATEWAY_TIMEOUT_MS: positiveInt(30_000),
+    GATEWAY_TIMEOUT_MS: milliseconds(30_000, 1),
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   })
   .superRefine((env, ctx) => {

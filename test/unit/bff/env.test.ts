@@ -221,4 +221,22 @@ describe('readBffEnv', () => {
       expect(fits.config.webhook.password).toHaveLength(766);
     });
   });
+
+  it("refuses a time in ms above Node's timer limit (2^31 - 1), which would fire at once", () => {
+    for (const name of [
+      'GATEWAY_TIMEOUT_MS',
+      'BFF_RESOLVE_INTERVAL_MS',
+      'BFF_STRANDED_MARGIN_MS',
+    ] as const) {
+      expect(() => readBffEnv({ [name]: '2147483648' }), name).toThrow(
+        new RegExp(`${name}: must be at most 2147483647`),
+      );
+    }
+    const env = readBffEnv({
+      GATEWAY_TIMEOUT_MS: '2147483647',
+      BFF_RESOLVE_INTERVAL_MS: '2147483647',
+    });
+    expect(env.gateway.timeoutMs).toBe(2_147_483_647);
+    expect(env.resolver.intervalMs).toBe(2_147_483_647);
+  });
 });
