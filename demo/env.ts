@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { port } from '../server/lib/env-number';
 
 const EnvSchema = z.object({
   NODE_ENV: z.string().optional(),
-  DEMO_PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  DEMO_PORT: port(3000),
   DEMO_HOST: z.string().default('127.0.0.1'),
   DEMO_PUBLIC_URL: z.url().optional(),
-  BFF_PORT: z.coerce.number().int().min(1).max(65535).default(3001),
+  BFF_PORT: port(3001),
   BFF_URL: z.url().optional(),
   BFF_PUBLIC_URL: z.url().optional(),
   BFF_MERCHANT_SECRET: z.string().min(1).optional(),

@@ -17,6 +17,7 @@ import { readBffEnv, type BffEnv } from '../server/bff/env';
 import { startBff } from '../server/bff/start';
 import { createGatewayClient } from '../server/gateway/client';
 import { openDb } from '../server/lib/db';
+import { readPort } from '../server/lib/env-number';
 import { createLogger, silentLogger } from '../server/lib/logging';
 import { closeHttpServer } from '../server/lib/server-close';
 import { createSandboxApp } from '../server/sandbox/app';
@@ -322,17 +323,12 @@ export function stackSettingsFromEnv(env: NodeJS.ProcessEnv): {
   stopGraceMs: number;
   eventsSecret?: string;
 } {
-  const port = (name: string, fallback: number) => {
-    const v = Number(env[name] ?? fallback);
-    if (!Number.isInteger(v) || v < 1 || v > 65535) throw new Error(`${name}: not a port`);
-    return v;
-  };
   const bff = readBffEnv({ LOG_LEVEL: 'warn', ...env });
   return {
     ports: {
-      sandbox: port('SANDBOX_PORT', 4010),
-      bff: port('BFF_PORT', 3001),
-      demo: port('DEMO_PORT', 3000),
+      sandbox: readPort(env, 'SANDBOX_PORT', 4010),
+      bff: readPort(env, 'BFF_PORT', 3001),
+      demo: readPort(env, 'DEMO_PORT', 3000),
     },
     merchantSecret: bff.config.merchantSecret,
     extraAllowedOrigins: env.BFF_ALLOWED_ORIGINS ? [...bff.config.allowedOrigins] : [],

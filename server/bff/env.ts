@@ -1,35 +1,11 @@
 import { z } from 'zod';
 import type { BffConfig } from './config';
 import { parseTrustProxy } from './http/client-address';
+import { milliseconds, port, wholeNumber } from '../lib/env-number';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/**
- * A whole number of the environment, in digits only. An empty value (`VAR=` in an env file, a
- * compose `${UNSET}`) is the default, never 0 — which would switch a feature off (the
- * maintenance round, a rate limit) — and `0x1F90` or `1e3` are refused.
- */
-const wholeNumber = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z
-    .preprocess(
-      (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : v.trim()) : v),
-      z.string().regex(/^\d+$/, { error: 'must be a whole number (digits only)' }).optional(),
-    )
-    .transform((v) => (v === undefined ? fallback : Number(v)))
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(min, { error: `must be at least ${min}` })
-        .max(max, { error: `must be at most ${max}` }),
-    );
-const port = (fallback: number) => wholeNumber(fallback, 1, 65535);
 const positiveInt = (fallback: number) => wholeNumber(fallback, 1);
-/** Node's timers fire at once (after 1 ms) for a delay of 2^31 ms or more. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-/** A time in ms: digits only, at most Node's timer limit. */
-const milliseconds = (fallback: number, min: number, max = MAX_TIMER_MS) =>
-  wholeNumber(fallback, min, max);
 
 /** An absolute http(s) URL, returned without a trailing slash. */
 const baseUrl = (fallback: string) =>

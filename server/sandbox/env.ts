@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { port } from '../lib/env-number';
 
 const EnvSchema = z.object({
-  SANDBOX_PORT: z.coerce.number().int().min(1).max(65535).default(4010),
+  SANDBOX_PORT: port(4010),
   SANDBOX_HOST: z.string().default('127.0.0.1'),
   SANDBOX_PUBLIC_URL: z.url().optional(),
   SANDBOX_DB: z.string().default('./data/sandbox.sqlite'),

@@ -37,6 +37,24 @@ describe('npm start settings', () => {
       /BFF_MERCHANT_SECRET/,
     );
   });
+
+  it("reads ports by the env readers' rule: digits only, an empty value is the default", () => {
+    expect(stackSettingsFromEnv({ BFF_PORT: '', SANDBOX_PORT: ' ', DEMO_PORT: '' }).ports).toEqual({
+      sandbox: 4010,
+      bff: 3001,
+      demo: 3000,
+    });
+    for (const [name, value, rule] of [
+      ['SANDBOX_PORT', '0x1F90', 'must be a whole number'],
+      ['DEMO_PORT', '1e3', 'must be a whole number'],
+      ['DEMO_PORT', '70000', 'must be at most 65535'],
+      ['SANDBOX_PORT', '0', 'must be at least 1'],
+    ] as const) {
+      expect(() => stackSettingsFromEnv({ [name]: value }), `${name}=${value}`).toThrow(
+        `${name}: ${rule}`,
+      );
+    }
+  });
 });
 
 describe('npm start rebuilds the widget', () => {
