@@ -1,10 +1,13 @@
 import { createLogger } from '../lib/logging';
 import { readBffEnv } from './env';
+import { staticDirProblem } from './routes/static';
 import { startBff } from './start';
 
 /** `npm run bff` (or `tsx server/bff/main.ts`): the BFF alone, configured by the environment. */
 async function main(): Promise<void> {
   const env = readBffEnv();
+  const staticProblem = staticDirProblem(env.config.staticDir);
+  if (staticProblem) throw new Error(`invalid BFF configuration:\n  ${staticProblem}`);
   for (const line of env.warnings) console.warn(line);
   const logger = createLogger({ level: env.logLevel, name: 'bff' });
   const started = await startBff(env, { logger });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +37,17 @@ function freePort(): Promise<number> {
     });
     srv.on('error', reject);
   });
+}
+
+/**
+ * A build folder in `dir` holding only the widget's entry file, for `BFF_STATIC_DIR`: the BFF
+ * refuses to start without one, and a test's checkout may not be built (`npm run build`).
+ */
+export function stubStaticDir(dir: string): string {
+  const root = join(dir, 'dist');
+  mkdirSync(join(root, 'widget'), { recursive: true });
+  writeFileSync(join(root, 'widget', 'card-checkout.js'), '// the widget (a test stub)\n');
+  return root;
 }
 
 /** The store settings of a BFF process: a SQLite file in `dir`, or a fresh PostgreSQL schema. */
@@ -87,6 +98,7 @@ export async function bffProcess(opts: {
     GATEWAY_PASSWORD: DEFAULT_CLIENT.password,
     BFF_WEBHOOK_ACCOUNT: DEFAULT_CLIENT.accountNumber,
     BFF_PAY_RATE_LIMIT: '1000',
+    BFF_STATIC_DIR: stubStaticDir(dir),
     LOG_LEVEL: 'info',
     ...(opts.store ?? (await storeEnv(dir))),
     ...opts.env,

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import { errorResponse } from '../../lib/http';
@@ -82,6 +83,26 @@ function notModified(header: string | undefined, etag: string): boolean {
     const tag = t.trim().replace(/^W\//, '');
     return tag === '*' || tag === etag;
   });
+}
+
+/** The file a merchant page loads first (`<script src=".../widget/card-checkout.js">`). */
+export const WIDGET_ENTRY = 'widget/card-checkout.js';
+
+/**
+ * Why `BFF_STATIC_DIR` cannot serve the widget (the folder is missing, or the build left no
+ * entry file in it), or null when it can. Checked at start: a BFF serving 404 for its widget
+ * must not say it is ready.
+ */
+export function staticDirProblem(root: string): string | null {
+  const base = resolve(root);
+  const fix = 'run `npm run build`, or point BFF_STATIC_DIR at the built dist folder';
+  if (!existsSync(base) || !statSync(base).isDirectory()) {
+    return `BFF_STATIC_DIR: ${base} is not a folder (${fix})`;
+  }
+  if (!existsSync(resolve(base, WIDGET_ENTRY))) {
+    return `BFF_STATIC_DIR: ${base} has no ${WIDGET_ENTRY} (${fix})`;
+  }
+  return null;
 }
 
 /**

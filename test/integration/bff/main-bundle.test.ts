@@ -4,6 +4,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stubStaticDir } from '../../support/bff-process';
 import { freePort, startChildServer } from '../../support/child-server';
 
 // `npm run bff` is `node scripts/bff.mjs`: a bundle of server/bff/main.ts, rebuilt when a
@@ -18,6 +19,7 @@ function bffEnv(port: number): NodeJS.ProcessEnv {
     BFF_PORT: String(port),
     BFF_PUBLIC_URL: `http://127.0.0.1:${port}`,
     BFF_DB: join(dir, 'bff.sqlite'),
+    BFF_STATIC_DIR: stubStaticDir(dir),
     // Nothing listens there: the BFF starts anyway and says so in /readyz.
     GATEWAY_BASE_URL: 'http://127.0.0.1:9',
     INTEGRATION_BASE_URL: 'http://127.0.0.1:9',
