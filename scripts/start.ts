@@ -18,6 +18,7 @@ import { startBff } from '../server/bff/start';
 import { createGatewayClient } from '../server/gateway/client';
 import { openDb } from '../server/lib/db';
 import { readPort } from '../server/lib/env-number';
+import { listenError } from '../server/lib/listen-error';
 import { createLogger, silentLogger } from '../server/lib/logging';
 import { closeHttpServer } from '../server/lib/server-close';
 import { createSandboxApp } from '../server/sandbox/app';
@@ -82,8 +83,16 @@ interface Bound {
   close(graceMs: number): Promise<void>;
 }
 
-/** Binds a port first, so each app can be told its own public URL before it is built. */
-function bind(port: number, host: string, publicHost: string): Promise<Bound> {
+/**
+ * Binds a port first, so each app can be told its own public URL before it is built. A failed
+ * listen names the app and the variable that chose the port.
+ */
+function bind(
+  app: { name: string; portVar: string },
+  port: number,
+  host: string,
+  publicHost: string,
+): Promise<Bound> {
   let handler: (req: Request) => Response | Promise<Response> = () =>
     new Response('starting', { status: 503 });
   let closed: Promise<void> | null = null;
@@ -100,7 +109,9 @@ function bind(port: number, host: string, publicHost: string): Promise<Bound> {
           close: (graceMs) => (closed ??= closeHttpServer(server, graceMs)),
         }),
     );
-    server.once('error', fail);
+    server.once('error', (err) =>
+      fail(listenError(app.name, { port: app.portVar }, { host, port }, err)),
+    );
   });
 }
 
@@ -160,7 +171,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       for (const c of [...closers].reverse()) await c();
     })());
   try {
-    const sandboxServer = await bind(ports.sandbox, host, publicHost);
+    const sandboxServer = await bind(
+      { name: 'sandbox', portVar: 'SANDBOX_PORT' },
+      ports.sandbox,
+      host,
+      publicHost,
+    );
     closers.push(() => sandboxServer.close(grace));
     const sandboxDb = await openDb<SandboxDb>({
       url: join(opts.dataDir, 'sandbox.sqlite'),
@@ -178,9 +194,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     });
     sandboxServer.serve((req) => sandbox.app.fetch(req));
 
-    const bffServer = await bind(ports.bff, host, publicHost);
+    const bffServer = await bind({ name: 'BFF', portVar: 'BFF_PORT' }, ports.bff, host, publicHost);
     closers.push(() => bffServer.close(grace));
-    const demoServer = await bind(ports.demo, host, publicHost);
+    const demoServer = await bind(
+      { name: 'demo', portVar: 'DEMO_PORT' },
+      ports.demo,
+      host,
+      publicHost,
+    );
     closers.push(() => demoServer.close(grace));
 
     // The merchant's own gateway client (the demo's plan); the BFF has its own, from its env.

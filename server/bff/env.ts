@@ -159,6 +159,14 @@ const EnvSchema = z
         path: ['DATABASE_URL'],
         message: 'must be a postgres:// URL (leave it unset for SQLite)',
       });
+    } else if (env.DATABASE_URL && !URL.canParse(env.DATABASE_URL)) {
+      // Never the value: it holds the password.
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_URL'],
+        message:
+          'must be a valid postgres:// URL: percent-encode the user name and password (# as %23, @ as %40, / as %2F, : as %3A)',
+      });
     }
     if (
       Buffer.byteLength(`${env.BFF_WEBHOOK_USER}:${env.BFF_WEBHOOK_PASSWORD}`) > BASIC_MAX_BYTES

@@ -1,8 +1,10 @@
 import { serve } from '@hono/node-server';
+import { resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
 import { createGatewayClient } from '../gateway/client';
 import { openDb } from '../lib/db';
 import { closeHttpServer } from '../lib/server-close';
+import { listenError } from '../lib/listen-error';
 import { InFlight } from './http/in-flight';
 import { silentLogger } from '../lib/logging';
 import { createBffApp, type Bff } from './app';
@@ -65,6 +67,8 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
         { err: err.message },
         'an idle PostgreSQL connection died; the pool opens another',
       ),
+  }).catch((err: unknown) => {
+    throw storeOpenError(env.databaseUrl, err);
   });
   let stopResolver: ((graceMs?: number) => Promise<void>) | null = null;
   let bffCtx: BffContext | null = null;
@@ -100,7 +104,9 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
         const s = serve({ fetch: bff.app.fetch, port: env.port, hostname: env.host }, () =>
           resolve(s),
         );
-        s.once('error', reject);
+        s.once('error', (err) =>
+          reject(listenError('BFF', { port: 'BFF_PORT', host: 'BFF_HOST' }, env, err)),
+        );
       });
       closeServer = () => closeHttpServer(server, env.stopGraceMs);
     }
@@ -146,5 +152,21 @@ async function inboxStopped(ctx: BffContext, graceMs: number, logger: Logger): P
   logger.warn(
     { event: 'webhooks.stop_timeout', graceMs },
     'stopping without waiting longer for the webhook inbox processing under way; its claims lapse',
+  );
+}
+
+/**
+ * A store that would not open, told as configuration: the variable and, for SQLite, the file
+ * (a PostgreSQL URL is never printed: it holds the password).
+ */
+function storeOpenError(databaseUrl: string, err: unknown): Error {
+  const why = (err as Error).message;
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    return new Error(`DATABASE_URL: cannot open the PostgreSQL store: ${why}`, { cause: err });
+  }
+  const file = databaseUrl === ':memory:' ? databaseUrl : resolvePath(databaseUrl);
+  return new Error(
+    `BFF_DB: cannot open ${file} as the BFF's SQLite store (${why}): point BFF_DB at the BFF's SQLite file, or at a path where a new one can be made`,
+    { cause: err },
   );
 }

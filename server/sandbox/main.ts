@@ -1,5 +1,6 @@
 import { serve } from '@hono/node-server';
 import { openDb } from '../lib/db';
+import { listenError } from '../lib/listen-error';
 import { createLogger } from '../lib/logging';
 import { closeHttpServer } from '../lib/server-close';
 import { createSandboxApp } from './app';
@@ -40,6 +41,14 @@ async function main(): Promise<void> {
       if (notice) console.log(notice);
     },
   );
+  // The port in use, or a SANDBOX_HOST that is not this machine: one line, not a stack trace.
+  server.once('error', (err) => {
+    const at = { host: env.SANDBOX_HOST, port: env.SANDBOX_PORT };
+    console.error(
+      listenError('sandbox', { port: 'SANDBOX_PORT', host: 'SANDBOX_HOST' }, at, err).message,
+    );
+    process.exit(1);
+  });
   // New requests refused, those under way answered (within the grace), then the app's
   // deliveries and the store. Once: npm passes a Ctrl+C on too.
   let stopping: Promise<void> | null = null;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 
 /** A loopback port free at the moment of asking (for a child process to listen on). */
 export function freePort(): Promise<number> {
@@ -10,6 +10,19 @@ export function freePort(): Promise<number> {
       srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject()));
     });
   });
+}
+
+/** A loopback port another server holds while `use` runs (to see a child's listen fail). */
+export async function withPortTaken<T>(use: (port: number) => Promise<T>): Promise<T> {
+  const holder: Server = createServer();
+  const port = await new Promise<number>((resolve) =>
+    holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)),
+  );
+  try {
+    return await use(port);
+  } finally {
+    await new Promise((r) => holder.close(r));
+  }
 }
 
 export interface ChildServer {

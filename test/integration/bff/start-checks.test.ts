@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stubStaticDir } from '../../support/bff-process';
-import { freePort } from '../../support/child-server';
+import { freePort, withPortTaken } from '../../support/child-server';
+import { startStack } from '../../../scripts/start';
 
 /**
  * `npm run bff` (server/bff/main.ts) refuses, at start, configuration it cannot run with: it
@@ -48,5 +49,39 @@ describe('npm run bff refuses at start', () => {
     const bare = await runBff({ BFF_STATIC_DIR: empty });
     expect(bare.status, bare.out).toBe(1);
     expect(bare.out).toContain('widget/card-checkout.js');
+  }, 60_000);
+
+  it('a store that cannot be opened, naming BFF_DB and its path', async () => {
+    const notDb = join(dir, 'notes.txt');
+    writeFileSync(notDb, 'not a database: '.repeat(40));
+    const garbage = await runBff({ BFF_DB: notDb });
+    expect(garbage.status, garbage.out).toBe(1);
+    expect(garbage.out).toContain(`BFF_DB: cannot open ${notDb}`);
+    expect(garbage.out).toContain('file is not a database');
+  }, 60_000);
+
+  it('a port in use or a host name that is not this machine, naming the variable', async () => {
+    const taken = await withPortTaken((port) => runBff({ BFF_PORT: String(port) }));
+    expect(taken.status, taken.out).toBe(1);
+    expect(taken.out).toMatch(/BFF: BFF_PORT=\d+ is in use on 127\.0\.0\.1/);
+    const host = await runBff({ BFF_HOST: 'no.such.host.invalid' });
+    expect(host.status, host.out).toBe(1);
+    expect(host.out).toContain(
+      'BFF: BFF_HOST=no.such.host.invalid is not an address of this machine',
+    );
+  }, 60_000);
+});
+
+describe('npm start refuses at start', () => {
+  it('a port in use, naming the app and the variable', async () => {
+    const data = mkdtempSync(join(dir, 'stack-'));
+    await withPortTaken(async (port) => {
+      await expect(
+        startStack({ dataDir: data, ports: { sandbox: 0, bff: port, demo: 0 }, distDir: STATIC }),
+      ).rejects.toThrow(new RegExp(`BFF: BFF_PORT=${port} is in use`));
+      await expect(
+        startStack({ dataDir: data, ports: { sandbox: port, bff: 0, demo: 0 }, distDir: STATIC }),
+      ).rejects.toThrow(new RegExp(`sandbox: SANDBOX_PORT=${port} is in use`));
+    });
   }, 60_000);
 });

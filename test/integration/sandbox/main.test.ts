@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, startChildServer } from '../../support/child-server';
+import { freePort, startChildServer, withPortTaken } from '../../support/child-server';
 
 // `npm run sandbox` is `node scripts/sandbox.mjs`: a bundle of server/sandbox/main.ts, rebuilt
 // when a source is newer, then served on SANDBOX_PORT.
@@ -82,5 +83,25 @@ describe('npm run sandbox (scripts/sandbox.mjs)', () => {
     const sb = await runSandbox();
     expect(await sb.stop()).toBe(0);
     expect(statSync(BUNDLE).mtimeMs).toBe(before);
+  });
+
+  it('a port in use stops it with one line naming SANDBOX_PORT, not a stack trace', async () => {
+    const run = await withPortTaken(async (port) => ({
+      port,
+      ...spawnSync(process.execPath, ['scripts/sandbox.mjs'], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          SANDBOX_PORT: String(port),
+          SANDBOX_DB: join(dir, 'taken.sqlite'),
+          LOG_LEVEL: 'silent',
+        },
+        encoding: 'utf8',
+        timeout: 15_000,
+      }),
+    }));
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain(`sandbox: SANDBOX_PORT=${run.port} is in use on 127.0.0.1`);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+    expect(run.stdout).not.toContain('sandbox ready');
   });
 });

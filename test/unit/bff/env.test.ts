@@ -239,4 +239,19 @@ describe('readBffEnv', () => {
     expect(env.gateway.timeoutMs).toBe(2_147_483_647);
     expect(env.resolver.intervalMs).toBe(2_147_483_647);
   });
+
+  it('refuses a DATABASE_URL that is not a URL without printing its password', () => {
+    let message = '';
+    try {
+      readBffEnv({ DATABASE_URL: 'postgres://app:pw#secret@db.example/bff' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/DATABASE_URL: must be a valid postgres:\/\/ URL/);
+    expect(message).toMatch(/%23/);
+    expect(message).not.toContain('pw#secret');
+    expect(
+      readBffEnv({ DATABASE_URL: 'postgres://app:pw%23secret@db.example/bff' }).databaseUrl,
+    ).toBe('postgres://app:pw%23secret@db.example/bff');
+  });
 });
