@@ -80,7 +80,9 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
     onClose: (hook) => closeHooks.push(hook),
   };
 
-  initPaymentsState(ctx, await resolveKek(deps.db, deps.kek));
+  // Refuses a key that cannot open what the store holds wrapped (card keys, webhook credentials).
+  const kek = await resolveKek(deps.db, deps.kek);
+  initPaymentsState(ctx, kek);
   registerCallbacks(ctx);
 
   // Each domain mounts its routes here. Gateway API under /v1 and Integration API under /api
@@ -112,7 +114,7 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
   await mountIntegrationDomains(ctx, {
     integrationApi,
     control,
-    kek: await resolveKek(deps.db, deps.kek),
+    kek,
   });
 
   const app = new Hono()

@@ -12,7 +12,7 @@ import { registerReconciliation } from './service';
  */
 export async function mountIntegrationDomains(
   ctx: SandboxContext,
-  apps: { integrationApi: Hono<SandboxEnv>; control: Hono; kek?: Buffer },
+  apps: { integrationApi: Hono<SandboxEnv>; control: Hono; kek: Buffer },
 ): Promise<{ webhooks: WebhookService }> {
   registerBankSlips(ctx);
   apps.integrationApi.route('/', bankSlipApiRoutes(ctx));

@@ -1,23 +1,19 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { sql } from 'kysely';
-import type { SandboxKysely } from '../db';
 
 /**
  * Encrypts the webhook `basicAuth` at rest. The sandbox must send it later, so it cannot be a
  * hash; it is sealed with AES-256-GCM under a key derived (HKDF) from the sandbox
  * key-encryption key, with the account number bound as associated data.
  *
- * The KEK: the one the app resolves (`SANDBOX_KEK`, else the 0600 file `<db>.kek`
- * beside the SQLite file (the same file the card keys use), else, for an in-memory database,
- * a random key living as long as the process (and the data).
+ * The KEK: the one the app resolves (`resolveKek`: `SANDBOX_KEK`, else the 0600 file
+ * `<db>.kek` beside the SQLite file, the one the card keys use, else, for an in-memory
+ * database, a random key living as long as the process and the data).
  */
 export class SecretBox {
   private constructor(private readonly key: Buffer) {}
 
-  static async open(db: SandboxKysely, kek?: Buffer): Promise<SecretBox> {
-    const base = kek ?? (await fileKek(db));
-    const key = Buffer.from(hkdfSync('sha256', base, Buffer.alloc(0), 'webhook-basic-auth', 32));
+  static open(kek: Buffer): SecretBox {
+    const key = Buffer.from(hkdfSync('sha256', kek, Buffer.alloc(0), 'webhook-basic-auth', 32));
     return new SecretBox(key);
   }
 
@@ -40,36 +36,5 @@ export class SecretBox {
     return Buffer.concat([decipher.update(Buffer.from(ct, 'base64')), decipher.final()]).toString(
       'utf8',
     );
-  }
-}
-
-async function fileKek(db: SandboxKysely): Promise<Buffer> {
-  let file: string | null = null;
-  try {
-    const rows = await sql<{ name: string; file: string }>`pragma database_list`.execute(db);
-    file = rows.rows.find((r) => r.name === 'main')?.file || null;
-  } catch {
-    file = null;
-  }
-  if (!file) return randomBytes(32);
-  const path = `${file}.kek`;
-  const read = () => {
-    const kek = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
-    if (kek.length !== 32) throw new Error(`${path}: not a 32-byte base64 key`);
-    return kek;
-  };
-  try {
-    return read();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const kek = randomBytes(32);
-  try {
-    writeFileSync(path, kek.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-    chmodSync(path, 0o600);
-    return kek;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return read();
-    throw err;
   }
 }

@@ -99,8 +99,8 @@ export class WebhookService {
     }
   }
 
-  static async create(ctx: SandboxContext, kek?: Buffer): Promise<WebhookService> {
-    const service = new WebhookService(ctx, await SecretBox.open(ctx.db, kek));
+  static async create(ctx: SandboxContext, kek: Buffer): Promise<WebhookService> {
+    const service = new WebhookService(ctx, SecretBox.open(kek));
     services.set(ctx, service);
     ctx.onReset(() => service.forgetSubscribed());
     ctx.scheduler.register(service.dueTask());
