@@ -159,8 +159,9 @@ const EnvSchema = z
         path: ['DATABASE_URL'],
         message: 'must be a postgres:// URL (leave it unset for SQLite)',
       });
-    } else if (env.DATABASE_URL && !URL.canParse(env.DATABASE_URL)) {
-      // Never the value: it holds the password.
+    } else if (env.DATABASE_URL && !URL.canParse(env.DATABASE_URL.replace('@/', '@localhost/'))) {
+      // Never the value: it holds the password. A user with no host (`app:pw@/db?host=/socket`,
+      // a Unix socket, as node-postgres reads it) is no URL's, but a valid connection string.
       ctx.addIssue({
         code: 'custom',
         path: ['DATABASE_URL'],

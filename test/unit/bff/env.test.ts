@@ -253,5 +253,13 @@ describe('readBffEnv', () => {
     expect(
       readBffEnv({ DATABASE_URL: 'postgres://app:pw%23secret@db.example/bff' }).databaseUrl,
     ).toBe('postgres://app:pw%23secret@db.example/bff');
+    // A Unix socket, as node-postgres (and Cloud SQL) read it: no host, the socket in `host=`.
+    for (const url of [
+      'postgres://app:secret@/cc?host=/var/run/postgresql',
+      'postgresql://app:secret@/cc?host=/cloudsql/proj:region:inst',
+      'postgres:///cc?host=/var/run/postgresql',
+    ]) {
+      expect(readBffEnv({ DATABASE_URL: url }).databaseUrl).toBe(url);
+    }
   });
 });
