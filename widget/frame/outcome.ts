@@ -25,6 +25,9 @@ export type StepVerdict =
   /** Refused before anything was charged (a 4xx that is not a conflict). */
   | { kind: 'refused' };
 
+/** The session is gone for this client secret (ended long ago, or never was). */
+export const gone = (status: number): boolean => status === 401 || status === 404 || status === 410;
+
 export function stepVerdict(res: ApiResult<PayResult>): StepVerdict {
   const result = asPayResult(res.ok ? res.data : res.body);
   if (result?.status === 'pending') return { kind: 'confirm' };
@@ -35,7 +38,7 @@ export function stepVerdict(res: ApiResult<PayResult>): StepVerdict {
   if (result) return { kind: 'result', result };
   if (res.ok) return { kind: 'confirm' };
   const { status } = res;
-  if (status === 401 || status === 404 || status === 410) return { kind: 'expired' };
+  if (gone(status)) return { kind: 'expired' };
   if (status === 0 || status === 408 || status === 409 || status >= 500) {
     return { kind: 'confirm' };
   }
@@ -82,16 +85,6 @@ export function sessionVerdict(s: PublicSession): SessionVerdict {
 /** The BFF's gateway timeout (GATEWAY_TIMEOUT_MS default): the first, quick reading window. */
 export const CONFIRM_WINDOW_MS = 30_000;
 
-/** The BFF's timeout for reading a plan (`loadPlan`), which a plan pay does before it claims. */
-export const PLAN_READ_TIMEOUT_MS = 10_000;
-
-/**
- * How long a pay may still be running at the BFF: its plan read, then its gateway call (each
- * call bounded by its timeout, token wait included), and a margin for the store and the
- * network around them. A resend answered "still being processed" within this is no answer.
- */
-export const FIRST_PAY_RUNS_MS = PLAN_READ_TIMEOUT_MS + CONFIRM_WINDOW_MS + 5_000;
-
 /**
  * A resend answered 409 on its Idempotency-Key: the first request with that key is still
  * running at the BFF (a kept 409 of a finished pay names the session, not the key).
@@ -109,8 +102,6 @@ export function firstStillRuns(res: ApiResult<unknown>): boolean {
 export interface ResendState {
   /** Resends answered without a word on the first (lost, 5xx). */
   again: number;
-  /** When the pay was first sent (device ms). */
-  sentAt: number;
   /** Resends answered that the first still runs (`firstStillRuns`); any means it was alive. */
   running: number;
 }
@@ -119,15 +110,15 @@ export interface ResendState {
 export const MAX_RESENDS = 3;
 
 /**
- * After a lost answer the session reads open: send the pay again under its key (`resend`),
- * keep reading the session without sending (`wait`), or let the shopper try again (`fail`).
- * A pay the BFF said was still running is never "try again": it may claim the session and
- * charge any moment until `FIRST_PAY_RUNS_MS` has passed, and after that it is still not
- * known to have stopped (the session moves, or ends with its expiry).
+ * After a lost answer the session reads open: send the pay again under its key (`resend`), or
+ * let the shopper try again (`fail`). A pay the BFF said was still running is never "try
+ * again": it may claim the session and charge at any moment, or have ended (declined, the
+ * session open again) with its answer kept under the key. It is sent again, backing off
+ * (`confirmDelay`), until the BFF answers it: its kept answer, or the pay itself once a key
+ * left by a stopped BFF is taken over.
  */
-export function afterOpenRead(sent: ResendState, now: number): 'resend' | 'wait' | 'fail' {
-  if (sent.running > 0) return now - sent.sentAt < FIRST_PAY_RUNS_MS ? 'resend' : 'wait';
-  return sent.again < MAX_RESENDS ? 'resend' : 'fail';
+export function afterOpenRead(sent: ResendState): 'resend' | 'fail' {
+  return sent.running > 0 || sent.again < MAX_RESENDS ? 'resend' : 'fail';
 }
 
 /**

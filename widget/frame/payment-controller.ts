@@ -26,6 +26,7 @@ import {
   afterOpenRead,
   confirmDelay,
   firstStillRuns,
+  gone,
   sessionVerdict,
   stepVerdict,
 } from './outcome';
@@ -39,7 +40,7 @@ const DRAW_FIELDS_AFTER_MS = 50;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A step's Idempotency-Key, sent now, no resend yet. */
-const newResend = () => ({ key: crypto.randomUUID(), again: 0, sentAt: Date.now(), running: 0 });
+const newResend = () => ({ key: crypto.randomUUID(), again: 0, running: 0 });
 
 export class PaymentController implements ReactiveController {
   status: Status = 'connecting';
@@ -59,12 +60,11 @@ export class PaymentController implements ReactiveController {
   #challengeId: string | null = null;
   /** Bumped to stop a confirm loop or a stale read (a renewal, a disconnect). */
   #run = 0;
-  #expiry = new ExpiryWatch({
-    now: () => this.#api?.now() ?? Date.now(),
-    messages: () => this.host.m,
-    changed: () => this.host.requestUpdate(),
-    check: () => void this.#check(),
-  });
+  #expiry = new ExpiryWatch(
+    this.host,
+    () => this.#api?.now() ?? Date.now(),
+    () => void this.#check(),
+  );
   #backFromBank = false;
   /**
    * The pay or bank step whose answer was lost, kept to send again under its Idempotency-Key
@@ -82,7 +82,7 @@ export class PaymentController implements ReactiveController {
 
   hostDisconnected(): void {
     document.removeEventListener('visibilitychange', this.#onVisible);
-    this.#clearTimers();
+    this.#expiry.clear();
     this.#run++;
   }
 
@@ -92,7 +92,7 @@ export class PaymentController implements ReactiveController {
   }
 
   get busy(): boolean {
-    return this.status === 'paying' || this.status === 'challenge' || this.status === 'confirming';
+    return ['paying', 'challenge', 'confirming'].includes(this.status);
   }
 
   /**
@@ -102,7 +102,7 @@ export class PaymentController implements ReactiveController {
   connect(api: CheckoutApi, first?: FirstReads): void {
     this.#api = api;
     this.#run++;
-    this.#clearTimers();
+    this.#expiry.clear();
     void this.#load(first);
   }
 
@@ -208,8 +208,11 @@ export class PaymentController implements ReactiveController {
     if (run !== this.#run) return;
     if (!res.ok) {
       this.#set('unavailable');
-      const gone = res.status === 401 || res.status === 404 || res.status === 410;
-      this.#announce(gone ? this.host.m.failures.session_expired : this.host.m.sessionUnavailable);
+      this.#announce(
+        [401, 404, 410].includes(res.status)
+          ? this.host.m.failures.session_expired
+          : this.host.m.sessionUnavailable,
+      );
       return;
     }
     this.#apply(res.data, 'load');
@@ -251,9 +254,7 @@ export class PaymentController implements ReactiveController {
         // never arrived. Only an answer the BFF stands behind says "try again".
         if (from === 'confirm') {
           const sent = this.#sent;
-          const next = sent ? afterOpenRead(sent, Date.now()) : 'fail';
-          if (next === 'resend' && sent) return void this.#resend(sent);
-          if (next === 'wait') return void this.#confirm();
+          if (sent && afterOpenRead(sent) === 'resend') return void this.#resend(sent);
           return this.#fail('try_again_later', true, session.attemptsLeft);
         }
         if (from === 'load') this.#toForm();
@@ -263,14 +264,13 @@ export class PaymentController implements ReactiveController {
 
   /**
    * Reads the session until the outcome is known, with backoff from `firstRound`; says
-   * "confirming" meanwhile. Open, while a pay said to be running may still claim it: unknown.
+   * "confirming" meanwhile.
    */
   async #confirm(firstRound = 0): Promise<void> {
     const api = this.#api;
     if (!api || this.status === 'confirming') return;
     const run = ++this.#run;
-    this.#set('confirming');
-    this.#announce(this.host.m.confirming, 'info');
+    this.#confirming();
     const started = Date.now();
     for (let round = firstRound; ; round++) {
       await sleep(confirmDelay(round, Date.now() - started));
@@ -278,14 +278,11 @@ export class PaymentController implements ReactiveController {
       const res = await api.session();
       if (run !== this.#run) return;
       if (!res.ok) {
-        if (res.status === 401 || res.status === 404) return this.#end('session_expired');
+        if (gone(res.status)) return this.#end('session_expired');
         continue;
       }
       const kind = sessionVerdict(res.data).kind;
       if (kind === 'unknown') continue;
-      if (kind === 'open' && this.#sent && afterOpenRead(this.#sent, Date.now()) === 'wait') {
-        continue;
-      }
       this.status = 'paying';
       return this.#apply(res.data, 'confirm');
     }
@@ -306,13 +303,10 @@ export class PaymentController implements ReactiveController {
     if (document.visibilityState === 'visible') void this.#check();
   };
 
-  #clearTimers(): void {
-    this.#expiry.clear();
-  }
-
   /** The card key, read once (`read`: a read of it already under way). */
   #key(read?: Promise<ApiResult<{ key: string }>>): Promise<CryptoKey> {
-    return this.#api ? this.#card.get(this.#api, read) : Promise.reject(new Error('not connected'));
+    // Called once connected (`#load`, and the form a session read opened).
+    return this.#card.get(this.#api!, read);
   }
 
   #encrypt(values: PaymentHost['values']): Promise<string> {
@@ -358,8 +352,7 @@ export class PaymentController implements ReactiveController {
       // Rate-limited before the BFF looked at the key: no word on the first pay, which may
       // still be on its way. Wait, read the session, send it again; never "try again".
       const run = this.#run;
-      this.#set('confirming');
-      this.#announce(this.host.m.confirming, 'info');
+      this.#confirming();
       await sleep(LIMITED_WAIT_MS);
       if (run !== this.#run) return;
       this.status = 'paying';
@@ -423,7 +416,7 @@ export class PaymentController implements ReactiveController {
   #succeed(result: Extract<Settled, { status: 'succeeded' }>): void {
     if (this.status === 'succeeded') return;
     this.#challengeId = null;
-    this.#clearTimers();
+    this.#expiry.clear();
     this.#set('succeeded');
     this.host.clearCard();
     const { paymentId, authorizationCode, amount, subscriptionId, method, trial } = result.payment;
@@ -442,7 +435,6 @@ export class PaymentController implements ReactiveController {
   }
 
   #fail(code: FailureCode, retryable: boolean, attemptsLeft: number): void {
-    this.#challengeId = null;
     // A card refused as unreadable may have been sealed with a key the gateway has rotated.
     if (code === 'invalid_card') this.#card = new CardKey();
     if (this.session) this.session = { ...this.session, attemptsLeft };
@@ -452,20 +444,22 @@ export class PaymentController implements ReactiveController {
     if (canRetry && code !== 'try_again_later')
       message += ` ${plural(m.attemptsLeft, attemptsLeft)}`;
     if (canRetry) this.#toForm();
-    else this.#set('ended');
-    this.#announce(message);
-    this.#send({ type: 'failed', code, message, retryable: canRetry });
+    this.#failed(code, message, canRetry);
   }
 
   /** The session cannot take a payment any more; the page hears it as a final failure. */
   #end(code: FailureCode): void {
-    this.#clearTimers();
-    this.#challengeId = null;
+    this.#expiry.clear();
     this.resume = null;
-    const message = this.host.m.failures[code];
-    this.#set('ended');
+    this.#failed(code, this.host.m.failures[code], false);
+  }
+
+  /** Tells the shopper and the page; a failure that cannot be retried ends the form. */
+  #failed(code: FailureCode, message: string, retryable: boolean): void {
+    this.#challengeId = null;
+    if (!retryable) this.#set('ended');
     this.#announce(message);
-    this.#send({ type: 'failed', code, message, retryable: false });
+    this.#send({ type: 'failed', code, message, retryable });
   }
 
   #toForm(): void {
@@ -474,6 +468,11 @@ export class PaymentController implements ReactiveController {
     this.#backFromBank = false;
     // Fetch the key while the shopper types.
     void this.#key().catch(() => undefined);
+  }
+
+  #confirming(): void {
+    this.#set('confirming');
+    this.#announce(this.host.m.confirming, 'info');
   }
 
   #set(status: Status): void {

@@ -2,7 +2,6 @@ import { constants, generateKeyPairSync, privateDecrypt } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PayResult, PublicSession } from '../../../../contract/checkout';
 import type { ApiResult, CheckoutApi } from '../../../../widget/frame/api';
-import { FIRST_PAY_RUNS_MS } from '../../../../widget/frame/outcome';
 import { PaymentController } from '../../../../widget/frame/payment-controller';
 import type { PaymentHost } from '../../../../widget/frame/payment-host';
 import { messagesFor } from '../../../../widget/i18n';
@@ -243,19 +242,33 @@ describe('a pay resent while the first one still runs', () => {
     expect(flow.status).toBe('succeeded');
   });
 
-  it("past the BFF's longest pay it stops sending and says the payment is being confirmed", async () => {
-    const { flow, sent, keys, reads } = harness(Array.from({ length: 40 }, () => stillRunning));
+  it('a pay that ran past any window and was declined is shown declined, not left confirming', async () => {
+    // The first pay claims the session, runs long (a slow gateway), and is declined: the
+    // session is open again, one attempt used. The resend then gets the kept decline.
+    const declined: Answer = {
+      ok: true,
+      data: {
+        status: 'failed',
+        error: { code: 'declined', retryable: true },
+        attemptsLeft: 2,
+      },
+    };
+    const { flow, sent, keys, setSession } = harness([lost, stillRunning, stillRunning, declined]);
     await vi.advanceTimersByTimeAsync(100);
     await flow.submit();
-    await vi.advanceTimersByTimeAsync(FIRST_PAY_RUNS_MS + 5_000);
-    const sends = keys.length;
-    const readsThen = reads();
-    await vi.advanceTimersByTimeAsync(60_000);
-    expect(sent.filter((m) => m.type === 'failed')).toEqual([]);
-    expect(keys).toHaveLength(sends);
-    expect(reads()).toBeGreaterThan(readsThen);
+    await vi.advanceTimersByTimeAsync(700);
+    setSession({ ...open, status: 'processing' } as PublicSession);
+    // Longer than the BFF's plan read and gateway call together: still only "confirming".
+    await vi.advanceTimersByTimeAsync(120_000);
     expect(flow.status).toBe('confirming');
-    expect(flow.notice).toBe(messagesFor('en').confirming);
+    expect(sent.filter((m) => m.type === 'failed')).toEqual([]);
+    setSession({ ...open, attemptsLeft: 2 });
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(new Set(keys).size).toBe(1);
+    expect(sent.filter((m) => m.type === 'failed')).toMatchObject([
+      { type: 'failed', code: 'declined', retryable: true },
+    ]);
+    expect(flow.status).toBe('form');
   });
 });
 
