@@ -6,44 +6,19 @@
 export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'elo', 'hipercard'] as const;
 export type CardBrand = (typeof CARD_BRANDS)[number];
 
-/** An inclusive range of prefixes of one length: `['506699', '506778']`. */
-type PrefixRange = readonly [low: string, high: string];
-
-const RANGES: Record<CardBrand, readonly (string | PrefixRange)[]> = {
-  visa: ['4'],
-  mastercard: [
-    ['51', '55'],
-    ['2221', '2720'],
-  ],
-  amex: ['34', '37'],
-  hipercard: ['606282', '3841'],
-  elo: [
-    '401178',
-    '401179',
-    '431274',
-    '438935',
-    '451416',
-    '457393',
-    '457631',
-    '457632',
-    '504175',
-    ['506699', '506778'],
-    ['509000', '509999'],
-    '627780',
-    '636297',
-    '636368',
-    ['650031', '650033'],
-    ['650035', '650051'],
-    ['650405', '650439'],
-    ['650485', '650538'],
-    ['650541', '650598'],
-    ['650700', '650718'],
-    ['650720', '650727'],
-    ['650901', '650978'],
-    ['651652', '651679'],
-    ['655000', '655019'],
-    ['655021', '655058'],
-  ],
+/**
+ * Each brand's prefixes, space-separated: one prefix (`4`), or an inclusive range of prefixes of
+ * one length (`506699-506778`).
+ */
+const RANGES: Record<CardBrand, string> = {
+  visa: '4',
+  mastercard: '51-55 2221-2720',
+  amex: '34 37',
+  hipercard: '606282 3841',
+  elo:
+    '401178 401179 431274 438935 451416 457393 457631 457632 504175 506699-506778 509000-509999 ' +
+    '627780 636297 636368 650031-650033 650035-650051 650405-650439 650485-650538 650541-650598 ' +
+    '650700-650718 650720-650727 650901-650978 651652-651679 655000-655019 655021-655058',
 };
 
 interface Rule {
@@ -56,8 +31,8 @@ interface Rule {
 /** Every rule, longest prefix first, so Elo and Hipercard win over Visa and Mastercard. */
 const RULES: readonly Rule[] = (Object.keys(RANGES) as CardBrand[])
   .flatMap((brand) =>
-    RANGES[brand].map((r): Rule => {
-      const [low, high] = typeof r === 'string' ? [r, r] : r;
+    RANGES[brand].split(' ').map((r): Rule => {
+      const [low = '', high = low] = r.split('-');
       return { brand, length: low.length, low: Number(low), high: Number(high) };
     }),
   )
@@ -93,11 +68,6 @@ export function securityCodeLength(brand: CardBrand | null): number {
   return brand === 'amex' ? 4 : 3;
 }
 
-/** Display names for the brand badge. */
-export const BRAND_NAMES: Record<CardBrand, string> = {
-  visa: 'Visa',
-  mastercard: 'Mastercard',
-  amex: 'American Express',
-  elo: 'Elo',
-  hipercard: 'Hipercard',
-};
+/** A brand's display name, for its badge: `Visa`, `American Express`. */
+export const brandName = (brand: CardBrand): string =>
+  brand === 'amex' ? 'American Express' : brand[0]!.toUpperCase() + brand.slice(1);

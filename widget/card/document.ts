@@ -8,30 +8,31 @@ export interface TaxDocument {
   number: string;
 }
 
-function checkDigit(digits: string, weights: readonly number[]): number {
+/**
+ * The mod-11 check digit of the first `n` digits: weights 2, 3, … from the right, wrapping
+ * back to 2 after `top` (CNPJ: 9; CPF: none).
+ */
+function checkDigit(d: string, n: number, top = 99): number {
   let sum = 0;
-  for (let i = 0; i < weights.length; i++) sum += Number(digits[i]) * (weights[i] ?? 0);
+  for (let i = 0; i < n; i++) sum += Number(d[i]) * (((n - 1 - i) % (top - 1)) + 2);
   const rest = sum % 11;
   return rest < 2 ? 0 : 11 - rest;
 }
 
-const allSame = (digits: string): boolean => /^(\d)\1*$/.test(digits);
-
-export function isValidCpf(input: string): boolean {
+/** Both check digits (the last two of `len`) are right, and the digits are not all the same. */
+function checked(input: string, len: number, top?: number): boolean {
   const d = input.replace(/\D/g, '');
-  if (d.length !== 11 || allSame(d)) return false;
-  const first = checkDigit(d, [10, 9, 8, 7, 6, 5, 4, 3, 2]);
-  const second = checkDigit(d, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
-  return first === Number(d[9]) && second === Number(d[10]);
+  return (
+    d.length === len &&
+    !/^(\d)\1*$/.test(d) &&
+    checkDigit(d, len - 2, top) === Number(d[len - 2]) &&
+    checkDigit(d, len - 1, top) === Number(d[len - 1])
+  );
 }
 
-export function isValidCnpj(input: string): boolean {
-  const d = input.replace(/\D/g, '');
-  if (d.length !== 14 || allSame(d)) return false;
-  const first = checkDigit(d, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-  const second = checkDigit(d, [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-  return first === Number(d[12]) && second === Number(d[13]);
-}
+export const isValidCpf = (input: string): boolean => checked(input, 11);
+
+export const isValidCnpj = (input: string): boolean => checked(input, 14, 9);
 
 function mask(digits: string, pattern: string): string {
   let out = '';

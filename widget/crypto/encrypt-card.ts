@@ -24,21 +24,14 @@ export interface EncryptDeps {
 }
 
 function pemToDer(pem: string): ArrayBuffer {
-  const body = pem
-    .replace(/-----BEGIN PUBLIC KEY-----/, '')
-    .replace(/-----END PUBLIC KEY-----/, '')
-    .replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) throw new Error('Not a PEM public key');
-  const bin = atob(body);
-  const der = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) der[i] = bin.charCodeAt(i);
-  return der.buffer;
+  const body = pem.replace(/-----(BEGIN|END) PUBLIC KEY-----|\s+/g, '');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) throw new Error('not PEM');
+  return Uint8Array.from(atob(body), (c) => c.charCodeAt(0)).buffer;
 }
 
 function toBase64(bytes: Uint8Array): string {
-  let bin = '';
-  for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i] ?? 0);
-  return btoa(bin);
+  // A ciphertext is 256 bytes: one call's arguments.
+  return btoa(String.fromCharCode(...bytes));
 }
 
 function hex(bytes: Uint8Array): string {
@@ -78,7 +71,7 @@ export async function encryptCard(
   const plaintext = new TextEncoder().encode(
     cardPlaintext(card, (deps.now ?? Date.now)(), hex(random(8))),
   );
-  if (plaintext.byteLength > MAX_PLAINTEXT_BYTES) throw new RangeError('Card plaintext too long');
+  if (plaintext.byteLength > MAX_PLAINTEXT_BYTES) throw new RangeError('too long');
   const cipher = await subtle.encrypt({ name: 'RSA-OAEP' }, key, plaintext);
   return toBase64(new Uint8Array(cipher));
 }

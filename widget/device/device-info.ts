@@ -31,9 +31,9 @@ export function collectDeviceInfo(
   const nav = source.navigator;
   let javaEnabled = false;
   try {
-    javaEnabled = typeof nav.javaEnabled === 'function' && nav.javaEnabled() === true;
+    javaEnabled = nav.javaEnabled?.() === true;
   } catch {
-    javaEnabled = false;
+    // A browser whose javaEnabled throws has no Java either.
   }
   return {
     language: (nav.language || 'pt-BR').slice(0, 8),

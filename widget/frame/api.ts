@@ -102,20 +102,15 @@ export function createCheckoutApi(
 
 /** A BFF answer that is a PayResult, whatever the HTTP status it came with. */
 export function asPayResult(v: unknown): PayResult | null {
-  if (typeof v !== 'object' || v === null) return null;
-  const r = v as Record<string, unknown>;
-  if (r.status === 'succeeded' && typeof r.payment === 'object' && r.payment !== null) {
-    return v as PayResult;
-  }
-  if (
-    r.status === 'challenge' &&
-    typeof r.challengeId === 'string' &&
-    typeof r.challengeUrl === 'string'
-  ) {
-    return v as PayResult;
-  }
-  if (r.status === 'failed' && typeof r.error === 'object' && r.error !== null)
-    return v as PayResult;
-  if (r.status === 'pending') return v as PayResult;
-  return null;
+  const r = (typeof v === 'object' && v) as Record<string, unknown> | false;
+  const isObj = (x: unknown) => typeof x === 'object' && x !== null;
+  const ok =
+    r &&
+    (r.status === 'pending' ||
+      (r.status === 'succeeded' && isObj(r.payment)) ||
+      (r.status === 'failed' && isObj(r.error)) ||
+      (r.status === 'challenge' &&
+        typeof r.challengeId === 'string' &&
+        typeof r.challengeUrl === 'string'));
+  return ok ? (v as PayResult) : null;
 }

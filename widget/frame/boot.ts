@@ -53,7 +53,7 @@ connectToHost(meta('checkout-session') ?? '', meta('checkout-origin'), (connecti
 });
 
 window.cardFormBoot = {
-  createApi: (clientSecret) => createCheckoutApi(clientSecret),
+  createApi: createCheckoutApi,
   onStart(cb) {
     if (start) cb(start);
     else waiting = cb;

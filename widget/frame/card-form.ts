@@ -91,11 +91,9 @@ export class CardForm extends LitElement implements CardFormView {
   /** The brands' symbols, once, beside what Lit renders: the marks `<use>` them by id. */
   protected override createRenderRoot(): HTMLElement | DocumentFragment {
     const root = super.createRenderRoot();
-    const sprite = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-    sprite.setAttribute('class', 'sprite');
-    sprite.setAttribute('aria-hidden', 'true');
-    sprite.innerHTML = frameData().sprite;
-    root.appendChild(sprite);
+    const sprite = document.createElement('template');
+    sprite.innerHTML = `<svg class="sprite" aria-hidden="true">${frameData().sprite}</svg>`;
+    root.appendChild(sprite.content);
     return root;
   }
 

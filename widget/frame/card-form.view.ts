@@ -6,7 +6,7 @@ import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import type { PaymentMethod, PublicSession } from '../../contract/checkout';
 import type { CardBrand } from '../card/brand';
-import { BRAND_NAMES, CARD_BRANDS } from '../card/brand';
+import { brandName, CARD_BRANDS } from '../card/brand';
 import { formatBRL, installmentOptions } from '../card/money';
 import type { Messages } from '../i18n/messages';
 import { fmt } from '../i18n/messages';
@@ -99,7 +99,7 @@ function field(v: CardFormView, f: FieldSpec, busy: boolean): TemplateResult {
     maxlength=${f.maxLength?.(brand) ?? nothing}
     placeholder=${f.placeholder?.(m) ?? nothing}
     ?required=${!f.optional}
-    aria-invalid=${error ? 'true' : 'false'}
+    aria-invalid=${!!error}
     aria-describedby=${describedBy}
     .value=${v.values[f.name]}
     ?disabled=${busy}
@@ -110,7 +110,7 @@ function field(v: CardFormView, f: FieldSpec, busy: boolean): TemplateResult {
     ${
       f.name === 'cardNumber'
         ? html`<div class="with-mark">
-            ${input}${brand ? mark(v, brand, fmt(m.cardBrand, BRAND_NAMES[brand]), 'cardNumber-brand') : nothing}
+            ${input}${brand ? mark(v, brand, fmt(m.cardBrand, brandName(brand)), 'cardNumber-brand') : nothing}
           </div>`
         : input
     }
@@ -149,7 +149,7 @@ function form(v: CardFormView, session: PublicSession | null): TemplateResult {
     <form
       part="form"
       novalidate
-      aria-busy=${busy || waiting ? 'true' : 'false'}
+      aria-busy=${busy || waiting}
       @submit=${v.onSubmit}
       @focusout=${v.onBlur}
     >
@@ -179,7 +179,7 @@ function form(v: CardFormView, session: PublicSession | null): TemplateResult {
         ${CARD_BRANDS.map(
           (b) =>
             html`<li class=${v.brand && v.brand !== b ? 'off' : ''}>
-              ${mark(v, b, BRAND_NAMES[b])}
+              ${mark(v, b, brandName(b))}
             </li>`,
         )}
       </ul>

@@ -9,7 +9,7 @@ export class CardKey {
   /** The key (`read`: a read of it already under way); a failed read is tried again next time. */
   get(api: CheckoutApi, read?: Promise<ApiResult<{ key: string }>>): Promise<CryptoKey> {
     this.#key ??= (read ?? api.publicKey()).then((res) => {
-      if (!res.ok || typeof res.data?.key !== 'string') throw new Error('public key unavailable');
+      if (!res.ok || typeof res.data?.key !== 'string') throw new Error('no key');
       return importCardKey(res.data.key);
     });
     this.#key.catch(() => {

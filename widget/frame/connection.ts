@@ -17,7 +17,7 @@ export function connectToHost(
   sessionId: string,
   sessionOrigin: string | null,
   onConnect: (connection: HostConnection) => void,
-): () => void {
+): void {
   const parent = window.parent;
   const expected = expectedParentOrigin({
     sessionOrigin,
@@ -25,7 +25,7 @@ export function connectToHost(
     referrer: document.referrer,
     param: new URLSearchParams(location.search).get('origin'),
   });
-  if (parent === window || !expected) return () => {};
+  if (parent === window || !expected) return;
   const onMessage = (event: MessageEvent): void => {
     if (event.source !== parent || event.origin !== expected) return;
     const data: unknown = event.data;
@@ -37,5 +37,4 @@ export function connectToHost(
   };
   window.addEventListener('message', onMessage);
   parent.postMessage({ protocol: PROTOCOL, type: 'frame-hello' }, expected);
-  return () => window.removeEventListener('message', onMessage);
 }

@@ -8,38 +8,38 @@ import { plural } from '../i18n/messages';
 /** The expiry notice shows this long before the session ends. */
 const EXPIRY_NOTICE_MS = 2 * 60_000;
 
-export interface ExpiryWatchOptions {
-  /** The BFF's time (ms). */
-  now(): number;
-  messages(): Messages;
-  /** The notice changed: draw again. */
-  changed(): void;
-  /** The session should have ended: read it (one still open schedules the next look). */
-  check(): void;
-}
-
 export class ExpiryWatch {
   /** "This session expires in N minutes", or empty. */
   text = '';
   #timers: ReturnType<typeof setTimeout>[] = [];
 
-  constructor(private readonly opts: ExpiryWatchOptions) {}
+  /**
+   * `host`: its messages, and drawn again when the notice changes; `now`: the BFF's time (ms);
+   * `check`: the session should have ended: read it (one still open schedules the next look).
+   */
+  constructor(
+    private readonly host: { readonly m: Messages; requestUpdate(): void },
+    private readonly now: () => number,
+    private readonly check: () => void,
+  ) {}
 
   schedule(expiresAt: string): void {
     this.clear();
-    const { now, messages, changed, check } = this.opts;
     const at = Date.parse(expiresAt);
-    const left = at - now();
-    this.#timers.push(
+    const left = at - this.now();
+    this.#timers = [
       setTimeout(
         () => {
-          this.text = plural(messages().expiresSoon, Math.max(1, Math.ceil((at - now()) / 60_000)));
-          changed();
+          this.text = plural(
+            this.host.m.expiresSoon,
+            Math.max(1, Math.ceil((at - this.now()) / 60_000)),
+          );
+          this.host.requestUpdate();
         },
         Math.max(0, left - EXPIRY_NOTICE_MS),
       ),
-      setTimeout(check, Math.max(1000, left + 1000)),
-    );
+      setTimeout(this.check, Math.max(1000, left + 1000)),
+    ];
   }
 
   clear(): void {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { detectBrand, maxCardLength, securityCodeLength } from '../../../../widget/card/brand';
+import {
+  brandName,
+  CARD_BRANDS,
+  detectBrand,
+  maxCardLength,
+  securityCodeLength,
+} from '../../../../widget/card/brand';
 
 describe('detectBrand', () => {
   it.each([
@@ -90,5 +96,17 @@ describe('lengths', () => {
   ] as const)('%s: max %i digits, CVV %i', (brand, max, cvv) => {
     expect(maxCardLength(brand)).toBe(max);
     expect(securityCodeLength(brand)).toBe(cvv);
+  });
+});
+
+describe('brandName', () => {
+  it('names each brand as its badge shows it', () => {
+    expect(CARD_BRANDS.map(brandName)).toEqual([
+      'Visa',
+      'Mastercard',
+      'American Express',
+      'Elo',
+      'Hipercard',
+    ]);
   });
 });
