@@ -20,7 +20,7 @@ import { openDb } from '../server/lib/db';
 import { readPort } from '../server/lib/env-number';
 import { listenError } from '../server/lib/listen-error';
 import { createLogger, silentLogger } from '../server/lib/logging';
-import { closeHttpServer } from '../server/lib/server-close';
+import { httpServerStopper } from '../server/lib/server-close';
 import { createSandboxApp } from '../server/sandbox/app';
 import { DEFAULT_CLIENT } from '../server/sandbox/clients';
 import { clockOffsetNotice } from '../server/sandbox/clock/store';
@@ -79,7 +79,10 @@ interface Bound {
   port: number;
   /** Starts answering with the app once it is built (its URL must be known first). */
   serve(fetch: (req: Request) => Response | Promise<Response>): void;
-  /** New requests refused, those under way given `graceMs` (the first call's; once). */
+  /**
+   * New requests refused, those under way given `graceMs` (the first call's; once); with
+   * `waitForRunning` those whose handler runs are answered however long it takes.
+   */
   close(graceMs: number): Promise<void>;
 }
 
@@ -88,7 +91,7 @@ interface Bound {
  * listen names the app and the variable that chose the port.
  */
 function bind(
-  app: { name: string; portVar: string },
+  app: { name: string; portVar: string; waitForRunning?: boolean },
   port: number,
   host: string,
   publicHost: string,
@@ -106,9 +109,10 @@ function bind(
           serve: (fetch) => {
             handler = fetch;
           },
-          close: (graceMs) => (closed ??= closeHttpServer(server, graceMs)),
+          close: (graceMs) => (closed ??= stopServer(graceMs)),
         }),
     );
+    const stopServer = httpServerStopper(server, { waitForRunning: app.waitForRunning ?? false });
     server.once('error', (err) =>
       fail(listenError(app.name, { port: app.portVar }, { host, port }, err)),
     );
@@ -194,7 +198,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     });
     sandboxServer.serve((req) => sandbox.app.fetch(req));
 
-    const bffServer = await bind({ name: 'BFF', portVar: 'BFF_PORT' }, ports.bff, host, publicHost);
+    // A pay under way is answered, however long the gateway takes (see BFF_STOP_GRACE_MS).
+    const bffServer = await bind(
+      { name: 'BFF', portVar: 'BFF_PORT', waitForRunning: true },
+      ports.bff,
+      host,
+      publicHost,
+    );
     closers.push(() => bffServer.close(grace));
     const demoServer = await bind(
       { name: 'demo', portVar: 'DEMO_PORT' },

@@ -3,7 +3,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
 import { createGatewayClient } from '../gateway/client';
 import { openDb } from '../lib/db';
-import { closeHttpServer } from '../lib/server-close';
+import { httpServerStopper } from '../lib/server-close';
 import { listenError } from '../lib/listen-error';
 import { InFlight } from './http/in-flight';
 import { silentLogger } from '../lib/logging';
@@ -108,7 +108,8 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
           reject(listenError('BFF', { port: 'BFF_PORT', host: 'BFF_HOST' }, env, err)),
         );
       });
-      closeServer = () => closeHttpServer(server, env.stopGraceMs);
+      const stopServer = httpServerStopper(server, { waitForRunning: true });
+      closeServer = () => stopServer(env.stopGraceMs);
     }
     const registration = env.webhookRegistration.enabled
       ? registerWebhook(gateway, {

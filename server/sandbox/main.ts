@@ -2,7 +2,7 @@ import { serve } from '@hono/node-server';
 import { openDb } from '../lib/db';
 import { listenError } from '../lib/listen-error';
 import { createLogger } from '../lib/logging';
-import { closeHttpServer } from '../lib/server-close';
+import { httpServerStopper } from '../lib/server-close';
 import { createSandboxApp } from './app';
 import { DEFAULT_CLIENT, loadClients } from './clients';
 import type { SandboxDb } from './db';
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
       if (notice) console.log(notice);
     },
   );
+  const stopServer = httpServerStopper(server, { waitForRunning: false });
   // The port in use, or a SANDBOX_HOST that is not this machine: one line, not a stack trace.
   server.once('error', (err) => {
     const at = { host: env.SANDBOX_HOST, port: env.SANDBOX_PORT };
@@ -49,12 +50,12 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   });
-  // New requests refused, those under way answered (within the grace), then the app's
-  // deliveries and the store. Once: npm passes a Ctrl+C on too.
+  // New requests refused, those under way answered within the grace (then every connection is
+  // closed), then the app's deliveries and the store. Once: npm passes a Ctrl+C on too.
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      await closeHttpServer(server, STOP_GRACE_MS);
+      await stopServer(STOP_GRACE_MS);
       await sandbox.close();
       await closeDb();
       process.exit(0);

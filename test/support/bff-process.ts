@@ -19,8 +19,11 @@ export interface BffProcess {
   start(): Promise<void>;
   /** `kill -9`: no shutdown hook runs. */
   kill(): Promise<void>;
-  /** SIGTERM, and waits for the process to exit (its shutdown hooks, a `--cpu-prof` write). */
-  terminate(): Promise<void>;
+  /**
+   * SIGTERM, and waits for the process to exit (its shutdown hooks, a `--cpu-prof` write): its
+   * exit code (null when it was not running, or a signal ended it).
+   */
+  terminate(): Promise<number | null>;
   /** What the process wrote (JSON log lines), for a failing test's message. */
   output(): string;
   /** The operating-system process id while it runs (for /proc readings in benchmarks). */
@@ -124,12 +127,13 @@ export async function bffProcess(opts: {
 
   const terminate = async () => {
     const proc = child;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise((r) => proc.once('exit', r));
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return null;
+    const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
     proc.kill('SIGTERM');
     const late = setTimeout(() => proc.kill('SIGKILL'), 30_000);
-    await exited;
+    const code = await exited;
     clearTimeout(late);
+    return code;
   };
 
   return {

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
@@ -10,9 +11,17 @@ import { readBffEnv } from '../../../server/bff/env';
 import { startBff, type StartedBff } from '../../../server/bff/start';
 import { durableStores } from '../../../server/lib/db-sync';
 import { createLogger } from '../../../server/lib/logging';
-import { MERCHANT_SECRET, startBff as startTestBff, type TestBff } from '../../support/bff';
+import {
+  DEVICE_INFO,
+  encryptWithKey,
+  MERCHANT_ORIGIN,
+  MERCHANT_SECRET,
+  startBff as startTestBff,
+  type TestBff,
+} from '../../support/bff';
 import { bffProcess } from '../../support/bff-process';
 import { freePort } from '../../support/child-server';
+import { startSandbox } from '../../support/sandbox';
 import { seedSessionWithAttempt } from '../../support/store-rows';
 
 /**
@@ -316,9 +325,10 @@ describe('stopping (SIGTERM)', () => {
     }
   });
 
-  it('closes stalled connections once BFF_STOP_GRACE_MS is over, and exits', async () => {
-    const bff = await bffProcess({
-      sandboxUrl: 'http://127.0.0.1:9',
+  /** The BFF as `npm run bff` runs it, with a 500 ms stop grace. */
+  const bundledBff = (sandboxUrl: string) =>
+    bffProcess({
+      sandboxUrl,
       bundled: true,
       env: {
         BFF_RESOLVE_INTERVAL_MS: '0',
@@ -326,6 +336,9 @@ describe('stopping (SIGTERM)', () => {
         BFF_STOP_GRACE_MS: '500',
       },
     });
+
+  it('closes stalled connections once BFF_STOP_GRACE_MS is over, and exits', async () => {
+    const bff = await bundledBff('http://127.0.0.1:9');
     try {
       await bff.start();
       const { port } = new URL(bff.url);
@@ -353,6 +366,64 @@ describe('stopping (SIGTERM)', () => {
       expect(within).toBe('exited');
     } finally {
       await bff.close();
+    }
+  });
+
+  it('answers a pay under way past BFF_STOP_GRACE_MS, then exits 0', async () => {
+    const sb = await startSandbox();
+    const bff = await bundledBff(sb.url);
+    try {
+      await bff.start();
+      const call = async (path: string, auth: string, body?: unknown, extra = {}) => {
+        const res = await fetch(bff.url + path, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: {
+            authorization: `Bearer ${auth}`,
+            'content-type': 'application/json',
+            ...extra,
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      };
+      const session = await call('/v1/checkout-sessions', MERCHANT_SECRET, {
+        amount: 4_200,
+        origin: MERCHANT_ORIGIN,
+      });
+      const secret = session.body.clientSecret as string;
+      const key = (await call('/checkout/api/public-key', secret)).body.key as string;
+      // The gateway answers the sale 3 s late, well past the grace.
+      const fault = await sb.call('POST', '/__sandbox/faults', {
+        token: null,
+        body: { method: 'POST', path: '/v1/payments', count: 1, latencyMs: 3_000 },
+      });
+      expect(fault.status).toBe(201);
+      const pay = call(
+        '/checkout/api/pay',
+        secret,
+        {
+          method: 'credit',
+          installments: 1,
+          encryptedCard: encryptWithKey(key, '4000000000002701'),
+          cardholderName: 'MARIA SILVA',
+          deviceInfo: { ...DEVICE_INFO },
+          fingerprint: randomUUID(),
+        },
+        { 'idempotency-key': `idem-${randomUUID()}` },
+      ).catch((err: unknown) => ({
+        status: `failed: ${String(err)}`,
+        body: {} as Record<string, unknown>,
+      }));
+      // SIGTERM while the pay waits on the gateway: it is answered, then the process exits.
+      await new Promise((r) => setTimeout(r, 100));
+      const exit = bff.terminate();
+      const answer = await pay;
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.status).toBe('succeeded');
+      expect(await exit).toBe(0);
+    } finally {
+      await bff.close();
+      await sb.close();
     }
   });
 
