@@ -67,6 +67,11 @@ export class EventDelivery {
    * even when the store shows one due (its claim lapsed under a receiver slower than that).
    */
   private readonly held = new Set<string>();
+  /**
+   * Held events a read found due (redelivered, or their claim lapsed, while this instance sends
+   * them): read again once released, as no kick may come for them.
+   */
+  private readonly skipped = new Set<string>();
   private workers = 0;
   /** The store may hold due events not read yet (a kick came, or a read was full). */
   private unread = false;
@@ -163,7 +168,10 @@ export class EventDelivery {
         this.unread = false;
         const rows = await this.due();
         for (const row of rows) {
-          if (this.held.has(row.id)) continue;
+          if (this.held.has(row.id)) {
+            this.skipped.add(row.id);
+            continue;
+          }
           this.held.add(row.id);
           this.queue.push(row);
         }
@@ -206,7 +214,8 @@ export class EventDelivery {
         // a worker never holds the event loop for more than one event's step.
         await yieldToIo();
         const claimed = await this.claimRow(row);
-        if (claimed) await this.deliver(claimed);
+        // An answer not recorded: the event changed meanwhile (a redelivery): read it again.
+        if (claimed && !(await this.deliver(claimed))) this.unread = true;
       } catch (err) {
         // The store failed (or closed): the claim lapses and the event is sent again later.
         this.ctx.logger.warn(
@@ -219,6 +228,7 @@ export class EventDelivery {
         );
       } finally {
         this.held.delete(row.id);
+        if (this.skipped.delete(row.id)) this.unread = true;
       }
     }
     this.workers--;
@@ -314,8 +324,11 @@ export class EventDelivery {
     return { status: answered.status, error: ok ? null : `HTTP ${answered.status}`, durationMs };
   }
 
-  /** Sends a claimed row (`claimRow`) and records the answer while the claim holds. */
-  private async deliver(row: EventRow): Promise<void> {
+  /**
+   * Sends a claimed row (`claimRow`) and records the answer while the claim holds; resolves
+   * whether it did.
+   */
+  private async deliver(row: EventRow): Promise<boolean> {
     const until = row.claimed_until!;
     const sent = await this.send(row);
     await yieldToIo();
@@ -374,6 +387,7 @@ export class EventDelivery {
           : 'event delivery failed; retried later',
       );
     }
+    return recorded;
   }
 }
 

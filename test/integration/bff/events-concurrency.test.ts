@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventDeliveryOf } from '../../../server/bff/events/delivery';
 import { findEvent, insertEvent, type EventRow } from '../../../server/bff/events/store';
-import { startBff, type TestBff } from '../../support/bff';
+import { MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
 import {
   EVENTS_SECRET,
   startEventReceiver,
@@ -18,12 +18,15 @@ let t: TestBff;
 beforeAll(async () => {
   sandbox = await startSandbox();
   receiver = await startEventReceiver();
-  t = await startBff({
+  t = await eventsBff();
+});
+/** A BFF sending to `receiver`; no maintenance round runs in it. */
+const eventsBff = () =>
+  startBff({
     sandbox,
     // Long enough that no hanging send times out (nor its claim lapses) within a test.
     config: { eventsUrl: receiver.url, eventsSecret: EVENTS_SECRET, eventsTimeoutMs: 60_000 },
   });
-});
 afterEach(async () => {
   receiver.mode = 'ok';
   receiver.modeFor = null;
@@ -151,5 +154,50 @@ describe('event delivery beside a receiver that hangs', () => {
       delivery_status: 'delivered',
       total_attempts: 1,
     });
+  });
+});
+
+describe('an event redelivered while this instance sends it', () => {
+  it('is sent again once that send ends, with no other kick', async () => {
+    // A BFF of its own: no retry timer armed by another test kicks its delivery.
+    const own = await eventsBff();
+    try {
+      const delivery = eventDeliveryOf(own.bff.ctx)!;
+      const id = (await insertEvent(own.bff.ctx.db, {
+        type: 'checkout_session.expired',
+        data: { id: 'cs_redo_1' },
+        sessionId: 'cs_redo_1',
+        dedupKey: 'checkout_session.expired:cs_redo_1',
+        at: own.clock.now(),
+        deliver: true,
+      }))!;
+      let arrived = 0;
+      receiver.modeFor = (x) => (x === id && ++arrived === 1 ? 'hang' : undefined);
+      delivery.kick();
+      await until('the first send to arrive', () => arrived === 1);
+
+      const redo = await own.request('POST', `/v1/events/${id}/redeliver`, {
+        headers: { authorization: `Bearer ${MERCHANT_SECRET}`, 'idempotency-key': `redo-${id}` },
+      });
+      expect(redo.status).toBe(202);
+      // The redelivery's kick has read the store (after its linger) while the first send hangs.
+      const reading = delivery as unknown as { lingering: boolean; filling: unknown };
+      await until("the redelivery's read", () => !reading.lingering && reading.filling === null);
+      expect(requestsOf(id)).toEqual([]);
+
+      // The first send's answer is not recorded (the redelivery reset its claim); the new
+      // series goes out once it ends, though nothing kicks the delivery again.
+      receiver.release();
+      await until('the new series to arrive', () => requestsOf(id).length === 2, 5_000);
+      expect(requestsOf(id).map((r) => r.status)).toEqual([204, 204]);
+      await delivery.idle();
+      expect(await findEvent(own.bff.ctx.db, id)).toMatchObject({
+        delivery_status: 'delivered',
+        total_attempts: 1,
+      });
+    } finally {
+      receiver.release();
+      await own.close();
+    }
   });
 });
