@@ -445,7 +445,7 @@ describe('stopping (SIGTERM)', () => {
         BFF_RESOLVE_INTERVAL_MS: '50',
         BFF_WEBHOOK_REGISTER: 'false',
       });
-      await expect(startBff(env, { logger })).rejects.toThrow(/EADDRINUSE/);
+      await expect(startBff(env, { logger })).rejects.toThrow(/BFF_PORT=\d+ is in use/);
       const after = lines.length;
       await new Promise((r) => setTimeout(r, 400));
       // Eight rounds would have run on a closed store, each logging its failure.
