@@ -220,8 +220,8 @@ export function subscriptionDemo(opts: {
         </article>`,
     });
 
-  /** A new plan session for the browser (remembered), or `error` (plan or BFF unavailable). */
-  const newPlanCheckout = async (c: Context): Promise<CartCheckout | 'error'> => {
+  /** A new plan session (its order lines told), or `error` (plan or BFF unavailable). */
+  const createPlanSession = async (): Promise<CartCheckout | 'error'> => {
     let planId: string;
     try {
       planId = await opts.planId();
@@ -241,13 +241,41 @@ export function subscriptionDemo(opts: {
       return 'error';
     }
     opts.orders?.set(created.value.id, [planLine(created.value.amount)]);
-    const checkout = {
+    return {
       sessionId: created.value.id,
       clientSecret: created.value.clientSecret,
       amount: created.value.amount,
     };
-    remember(c, checkout);
-    return checkout;
+  };
+
+  // The plan session being created for a browser, by its cookie: two tabs whose session ended
+  // in the same second share it, so one browser never holds two payable plan sessions.
+  const creating = new Map<string, Promise<CartCheckout | 'error'>>();
+
+  /**
+   * The browser's plan session in place of `replacing` (ended, or none): the one another tab
+   * got meanwhile, the one under way for it, or a new one (remembered).
+   */
+  const newPlanCheckout = (
+    c: Context,
+    replacing: CartCheckout | undefined,
+  ): Promise<CartCheckout | 'error'> => {
+    const now = current(c);
+    if (now && now !== replacing) return Promise.resolve(now);
+    // Shared by the browser's cookie, once it names a checkout (else a new cookie is set).
+    const id = now ? getCookie(c, SUBSCRIPTION_COOKIE) : undefined;
+    const under = id === undefined ? undefined : creating.get(id);
+    if (under) return under;
+    const made = createPlanSession()
+      .then((checkout) => {
+        if (checkout !== 'error') remember(c, checkout);
+        return checkout;
+      })
+      .finally(() => {
+        if (id !== undefined && creating.get(id) === made) creating.delete(id);
+      });
+    if (id !== undefined) creating.set(id, made);
+    return made;
   };
 
   const routes = new Hono()
@@ -258,7 +286,7 @@ export function subscriptionDemo(opts: {
         const state = await checkoutState(merchant, open);
         if (state === 'live') return c.redirect('/assinatura/pagamento', 303);
       }
-      if ((await newPlanCheckout(c)) === 'error')
+      if ((await newPlanCheckout(c, open)) === 'error')
         return c.html(planPage(c, 'Não foi possível iniciar a assinatura agora.'), 502);
       return c.redirect('/assinatura/pagamento', 303);
     })
@@ -271,7 +299,7 @@ export function subscriptionDemo(opts: {
       const state = await checkoutState(merchant, open);
       // Paid meanwhile (another tab): the frame learns it from the old session.
       if (state === 'paid') return c.json({ error: 'paid' }, 409);
-      const checkout = state === 'live' ? open : await newPlanCheckout(c);
+      const checkout = state === 'live' ? open : await newPlanCheckout(c, open);
       if (checkout === 'error') return c.json({ error: 'unavailable' }, 502);
       return c.json({ sessionId: checkout.sessionId, clientSecret: checkout.clientSecret });
     })

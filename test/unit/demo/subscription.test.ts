@@ -94,9 +94,21 @@ describe('the subscription payment page, its session expired', () => {
   function bff() {
     const statuses = new Map<string, string>();
     const created: Record<string, unknown>[] = [];
+    // Set by a test: the next status read waits for it (an answer arriving late).
+    let held: Promise<void> | undefined;
+    const holdNextRead = () => {
+      let release!: () => void;
+      held = new Promise<void>((r) => (release = r));
+      return release;
+    };
     const fetchImpl = async (input: string | URL | Request, init?: RequestInit) => {
       const req = input instanceof Request ? input : new Request(input, init);
       const path = new URL(req.url).pathname;
+      if (req.method === 'GET' && held) {
+        const wait = held;
+        held = undefined;
+        await wait;
+      }
       if (req.method === 'POST' && path === '/v1/checkout-sessions') {
         const body = (await req.json()) as Record<string, unknown>;
         created.push(body);
@@ -113,7 +125,7 @@ describe('the subscription payment page, its session expired', () => {
         ? Response.json({ id, status, amount: 3990 })
         : Response.json({ error: { message: 'no such session' } }, { status: 404 });
     };
-    return { statuses, created, fetch: fetchImpl as typeof fetch };
+    return { statuses, created, holdNextRead, fetch: fetchImpl as typeof fetch };
   }
 
   it('renews its own plan session, not the storefront cart', async () => {
@@ -149,7 +161,8 @@ describe('the subscription payment page, its session expired', () => {
     expect(await payPage()).toContain('session="cs_2_secret_x"');
   });
 
-  it('a plan session paid meanwhile is not renewed', async () => {
+  /** A plan checkout started in one browser (cs_1), and what its page posts to renew it. */
+  async function startedPlanCheckout() {
     const b = bff();
     const demo = subscriptionDemo({
       publicUrl: 'http://shop.test',
@@ -161,12 +174,46 @@ describe('the subscription payment page, its session expired', () => {
     });
     const started = await demo.routes.request('/assinatura', { method: 'POST' });
     const cookie = (started.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const renew = async () => {
+      const res = await demo.routes.request('/assinatura/renovar', {
+        method: 'POST',
+        headers: { cookie, origin: 'http://shop.test' },
+      });
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    return { b, renew };
+  }
+
+  it('a plan session paid meanwhile is not renewed', async () => {
+    const { b, renew } = await startedPlanCheckout();
     b.statuses.set('cs_1', 'succeeded');
-    const res = await demo.routes.request('/assinatura/renovar', {
-      method: 'POST',
-      headers: { cookie, origin: 'http://shop.test' },
-    });
-    expect(res.status).toBe(409);
+    expect((await renew()).status).toBe(409);
     expect(b.created).toHaveLength(1);
+  });
+
+  it('two tabs renewing at once share one new plan session', async () => {
+    const { b, renew } = await startedPlanCheckout();
+    b.statuses.set('cs_1', 'expired');
+    // Both frames see session_expired in the same second and post at once.
+    const [one, two] = await Promise.all([renew(), renew()]);
+    expect(one).toEqual({
+      status: 200,
+      body: { sessionId: 'cs_2', clientSecret: 'cs_2_secret_x' },
+    });
+    expect(two).toEqual(one);
+    expect(b.created).toHaveLength(2);
+    expect([...b.statuses.values()].filter((s) => s === 'open')).toHaveLength(1);
+  });
+
+  it('a renew told late that the old session ended gets the one another tab made', async () => {
+    const { b, renew } = await startedPlanCheckout();
+    b.statuses.set('cs_1', 'expired');
+    const release = b.holdNextRead();
+    const late = renew(); // its read of cs_1 is held
+    const first = await renew(); // another tab renews meanwhile: cs_2
+    release();
+    expect((await late).body).toEqual(first.body);
+    expect(first.body).toEqual({ sessionId: 'cs_2', clientSecret: 'cs_2_secret_x' });
+    expect(b.created).toHaveLength(2);
   });
 });
