@@ -247,6 +247,8 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
       // Paid in another tab meanwhile: the order page empties the cart.
       return c.redirect(`/order/${encodeURIComponent(opened.sessionId)}`, 303);
     }
+    // Changed in another tab meanwhile: the shopper sees the cart as it is now.
+    if (opened.kind === 'changed') return c.redirect('/cart', 303);
     if (opened.kind === 'error') {
       logger.error({ status: opened.status }, 'checkout session not created');
       return page(
@@ -275,6 +277,8 @@ export function createDemoApp(deps: DemoDeps): DemoApp {
     const total = cartTotal(cart);
     const opened = await openCartCheckout(merchant, cart, () => checkoutBody(total));
     if (opened.kind === 'paid') return c.json({ error: 'paid' }, 409);
+    // Its session was made for the cart before it changed: never handed to a tab.
+    if (opened.kind === 'changed') return c.json({ error: 'cart' }, 409);
     if (opened.kind === 'error') return c.json({ error: 'unavailable' }, 502);
     orders.set(opened.checkout.sessionId, cartLines(cart));
     return c.json({

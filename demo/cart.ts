@@ -27,8 +27,17 @@ export interface Cart {
   creating?: {
     key: string;
     body: CreateSessionBody;
-    promise?: Promise<{ kind: 'open'; checkout: CartCheckout } | { kind: 'error'; status: number }>;
+    promise?: Promise<
+      | { kind: 'open'; checkout: CartCheckout }
+      | { kind: 'changed' }
+      | { kind: 'error'; status: number }
+    >;
   };
+  /**
+   * Creations under way when the cart changed: awaited before the cart gets another session,
+   * so what they make is superseded (and expired) first.
+   */
+  superseding?: Promise<unknown>[];
   touchedAt: number;
 }
 
@@ -79,7 +88,8 @@ export class CartStore {
 
   /**
    * Sets a product's quantity (0 removes it); any pending checkout no longer matches: its
-   * session is kept as superseded, to be expired before the cart gets another.
+   * session, or the one being made, is kept as superseded, to be expired before the cart gets
+   * another.
    */
   setQuantity(cart: Cart, productId: string, quantity: number): boolean {
     if (!findProduct(productId)) return false;
@@ -87,6 +97,7 @@ export class CartStore {
     if (q === 0) cart.items.delete(productId);
     else cart.items.set(productId, q);
     if (cart.checkout) (cart.superseded ??= []).push(cart.checkout);
+    if (cart.creating?.promise) (cart.superseding ??= []).push(cart.creating.promise);
     delete cart.checkout;
     delete cart.creating;
     return true;

@@ -18,9 +18,14 @@ export async function checkoutState(
   return ENDED.has(found.value.status) ? 'ended' : 'live';
 }
 
+/**
+ * `changed`: the cart changed while its session was being made; that session goes to no tab
+ * (it is expired before the cart gets another), so the caller answers as for a changed cart.
+ */
 export type OpenedCheckout =
   | { kind: 'open'; checkout: CartCheckout }
   | { kind: 'paid'; sessionId: string }
+  | { kind: 'changed' }
   | { kind: 'error'; status: number };
 
 /**
@@ -47,6 +52,12 @@ async function endSuperseded(
   merchant: MerchantClient,
   cart: Cart,
 ): Promise<OpenedCheckout | undefined> {
+  // A creation under way when the cart changed adds its session to `superseded` once made.
+  const underWay = cart.superseding ?? [];
+  if (underWay.length > 0) {
+    await Promise.allSettled(underWay);
+    cart.superseding = (cart.superseding ?? []).filter((p) => !underWay.includes(p));
+  }
   for (const old of [...(cart.superseded ?? [])]) {
     const state = await expireCheckout(merchant, old.sessionId);
     if (state === 'live') return { kind: 'error', status: 409 };
@@ -92,11 +103,13 @@ export async function openCartCheckout(
       clientSecret: created.value.clientSecret,
       amount: created.value.amount,
     };
-    // The cart may have changed meanwhile: then this session is superseded already.
-    if (cart.creating === creating) {
-      cart.checkout = checkout;
-      delete cart.creating;
-    } else (cart.superseded ??= []).push(checkout);
+    // The cart changed meanwhile: this session is superseded, handed to no tab.
+    if (cart.creating !== creating) {
+      (cart.superseded ??= []).push(checkout);
+      return { kind: 'changed' } as const;
+    }
+    cart.checkout = checkout;
+    delete cart.creating;
     return { kind: 'open', checkout } as const;
   });
   return creating.promise;

@@ -14,9 +14,18 @@ function fakeMerchant() {
   const statuses = new Map<string, string>();
   let n = 0;
   let failNext = 0;
+  // Set by a test: the next creation is answered only once released.
+  let held: Promise<void> | undefined;
+  const holdNextCreate = () => {
+    let release!: () => void;
+    held = new Promise<void>((r) => (release = r));
+    return release;
+  };
   const createSession = vi.fn(
     async (body: CreateSessionBody, _key?: string): Promise<MerchantResult<CreatedSession>> => {
-      await new Promise((r) => setTimeout(r, 5));
+      const wait = held ?? new Promise((r) => setTimeout(r, 5));
+      held = undefined;
+      await wait;
       if (failNext > 0) {
         failNext -= 1;
         return { ok: false, status: 0, error: 'BFF unreachable' };
@@ -54,7 +63,7 @@ function fakeMerchant() {
       return { ok: true, value: { id, status: 'expired' } };
     }),
   };
-  return { merchant, createSession, statuses, failOnce: () => (failNext = 1) };
+  return { merchant, createSession, statuses, holdNextCreate, failOnce: () => (failNext = 1) };
 }
 
 function cartWith(store: CartStore) {
@@ -168,6 +177,26 @@ describe('a cart changed after its session was made', () => {
   });
 });
 
+describe('a cart changed while its session is being made', () => {
+  it('that session goes to no tab and is expired before the changed cart gets one', async () => {
+    const f = fakeMerchant();
+    const store = new CartStore();
+    const cart = cartWith(store);
+    const release = f.holdNextCreate();
+    const before = openCartCheckout(f.merchant, cart, body); // tab 1: cs_1 on its way
+    await vi.waitFor(() => expect(f.createSession).toHaveBeenCalledTimes(1));
+    store.add(cart, 'caderno'); // tab 2 changes the cart and checks out
+    const after = openCartCheckout(f.merchant, cart, body);
+    release();
+    expect(await before).toEqual({ kind: 'changed' });
+    expect(await after).toMatchObject({ kind: 'open', checkout: { sessionId: 'cs_2' } });
+    expect(Object.fromEntries(f.statuses)).toEqual({ cs_1: 'expired', cs_2: 'open' });
+    // Expired once: the next checkout reuses cs_2.
+    expect(await openCartCheckout(f.merchant, cart, body)).toEqual(await after);
+    expect(f.merchant.expireSession).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe('the storefront, a cart changed in another tab', () => {
   function storefront() {
     const f = fakeMerchant();
@@ -188,7 +217,15 @@ describe('the storefront, a cart changed in another tab', () => {
       return res;
     };
     const get = (path: string) => app.request(path, { headers: { cookie } });
-    return { f, carts, post, get };
+    // What the checkout page's script posts when its session expired.
+    const renew = async () => {
+      const res = await app.request('/checkout/renew', {
+        method: 'POST',
+        headers: { origin: 'http://shop.test', cookie },
+      });
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    return { f, carts, post, get, renew };
   }
 
   it('leaves one session payable: the first is expired before the second is made', async () => {
@@ -214,5 +251,41 @@ describe('the storefront, a cart changed in another tab', () => {
     await get('/order/cs_1');
     expect((await post('/checkout')).headers.get('location')).toBe('/cart');
     expect(f.createSession).toHaveBeenCalledTimes(1);
+  });
+
+  it('a renew whose session is made for the cart before it changed hands it to no one', async () => {
+    const { f, post, get, renew } = storefront();
+    await post('/cart/items', { productId: 'caneca' });
+    await post('/checkout'); // tab 1 shows cs_1
+    f.statuses.set('cs_1', 'expired'); // its widget renews: cs_2 on its way
+    const release = f.holdNextCreate();
+    const renewed = renew();
+    await vi.waitFor(() => expect(f.createSession).toHaveBeenCalledTimes(2));
+    await post('/cart/items', { productId: 'caderno' }); // tab 2 changes the cart
+    const checkout = post('/checkout');
+    release();
+    expect((await checkout).headers.get('location')).toBe('/checkout');
+    // Answered as for a changed cart: tab 1 keeps its expired session.
+    expect(await renewed).toEqual({ status: 409, body: { error: 'cart' } });
+    expect(Object.fromEntries(f.statuses)).toEqual({
+      cs_1: 'expired',
+      cs_2: 'expired',
+      cs_3: 'open',
+    });
+    expect(await (await get('/checkout')).text()).toContain('cs_3_secret_x');
+  });
+
+  it('a checkout whose session is made for the cart before it changed shows the cart', async () => {
+    const { f, post } = storefront();
+    await post('/cart/items', { productId: 'caneca' });
+    const release = f.holdNextCreate();
+    const first = post('/checkout'); // tab 1: cs_1 on its way
+    await vi.waitFor(() => expect(f.createSession).toHaveBeenCalledTimes(1));
+    await post('/cart/items', { productId: 'caderno' }); // tab 2 changes the cart
+    const second = post('/checkout');
+    release();
+    expect((await first).headers.get('location')).toBe('/cart');
+    expect((await second).headers.get('location')).toBe('/checkout');
+    expect(Object.fromEntries(f.statuses)).toEqual({ cs_1: 'expired', cs_2: 'open' });
   });
 });
