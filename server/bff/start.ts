@@ -129,6 +129,9 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
         // New requests are refused at once (those under way finish) while a maintenance round
         // under way ends: it may be waiting on the gateway, for seconds.
         await Promise.all([closeServer(), stopResolver?.(env.stopGraceMs)]);
+        // A handler runs on after its client left (the socket closed, the server with it):
+        // the gateway and the store close only once it has settled what it began.
+        await inFlight.idle();
         await inboxStopped(bff.ctx, env.stopGraceMs, logger);
         gateway.close();
         await store.close();

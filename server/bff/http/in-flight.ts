@@ -18,6 +18,7 @@ const BUSY = 0.8;
  */
 export class InFlight {
   private n = 0;
+  private drained: (() => void)[] = [];
   private mark: EventLoopUtilization = performance.eventLoopUtilization();
   private markedAt = performance.now();
   private busy = 0;
@@ -35,13 +36,22 @@ export class InFlight {
     return this.busy <= BUSY;
   }
 
+  /**
+   * Resolves once no handler runs: a stop waits for it before the gateway and the store close,
+   * whether or not the client is still there to read the answer (a pay whose shopper left
+   * still settles its attempt).
+   */
+  idle(): Promise<void> {
+    return this.n === 0 ? Promise.resolve() : new Promise((resolve) => this.drained.push(resolve));
+  }
+
   middleware(): MiddlewareHandler {
     return async (_c, next) => {
       this.n++;
       try {
         await next();
       } finally {
-        this.n--;
+        if (--this.n === 0) for (const resolve of this.drained.splice(0)) resolve();
       }
     };
   }

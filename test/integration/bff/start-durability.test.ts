@@ -369,9 +369,26 @@ describe('stopping (SIGTERM)', () => {
     }
   });
 
-  it('answers a pay under way past BFF_STOP_GRACE_MS, then exits 0', async () => {
+  /**
+   * A pay the gateway answers 3 s late, SIGTERM 100 ms into it (well inside the wait, past the
+   * 500 ms grace); `abortAfterMs`: the client gives up then. Answers the pay's answer (or the
+   * client's error), the exit code and the attempt's status in the store after the exit.
+   */
+  async function payDuringStop(opts: { abortAfterMs?: number } = {}) {
     const sb = await startSandbox();
-    const bff = await bundledBff(sb.url);
+    const dir = mkdtempSync(join(tmpdir(), 'bff-stop-pay-'));
+    dirs.push(dir);
+    const file = join(dir, 'bff.sqlite');
+    const bff = await bffProcess({
+      sandboxUrl: sb.url,
+      bundled: true,
+      store: { BFF_DB: file },
+      env: {
+        BFF_RESOLVE_INTERVAL_MS: '0',
+        BFF_WEBHOOK_REGISTER: 'false',
+        BFF_STOP_GRACE_MS: '500',
+      },
+    });
     try {
       await bff.start();
       const call = async (path: string, auth: string, body?: unknown, extra = {}) => {
@@ -383,6 +400,7 @@ describe('stopping (SIGTERM)', () => {
             ...extra,
           },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          ...(opts.abortAfterMs ? { signal: AbortSignal.timeout(opts.abortAfterMs) } : {}),
         });
         return { status: res.status, body: (await res.json()) as Record<string, unknown> };
       };
@@ -414,17 +432,40 @@ describe('stopping (SIGTERM)', () => {
         status: `failed: ${String(err)}`,
         body: {} as Record<string, unknown>,
       }));
-      // SIGTERM while the pay waits on the gateway: it is answered, then the process exits.
       await new Promise((r) => setTimeout(r, 100));
       const exit = bff.terminate();
       const answer = await pay;
-      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-      expect(answer.body.status).toBe('succeeded');
-      expect(await exit).toBe(0);
+      const code = await exit;
+      const db = new Database(file, { readonly: true });
+      try {
+        const attempts = db.prepare('select status from payment_attempts').all() as {
+          status: string;
+        }[];
+        return { answer, code, attempts: attempts.map((a) => a.status) };
+      } finally {
+        db.close();
+      }
     } finally {
       await bff.close();
       await sb.close();
     }
+  }
+
+  it('answers a pay under way past BFF_STOP_GRACE_MS, then exits 0', async () => {
+    const { answer, code, attempts } = await payDuringStop();
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.status).toBe('succeeded');
+    expect(code).toBe(0);
+    expect(attempts).toEqual(['succeeded']);
+  });
+
+  it('settles a pay under way whose client left before the store closes', async () => {
+    // The client gives up 1 s in (the frame's own timeout, a closed tab): its socket closes,
+    // and with it the server; the handler runs on and settles its attempt before the exit.
+    const { answer, code, attempts } = await payDuringStop({ abortAfterMs: 1_000 });
+    expect(String(answer.status)).toMatch(/^failed/);
+    expect(code).toBe(0);
+    expect(attempts).toEqual(['succeeded']);
   });
 
   it('a BFF that cannot listen starts no maintenance round that runs on', async () => {
