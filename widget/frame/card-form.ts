@@ -234,8 +234,8 @@ export class CardForm extends LitElement implements CardFormView {
       !deleting &&
       spec.complete?.(value) &&
       input.selectionStart === value.length &&
-      this.renderRoot instanceof ShadowRoot &&
-      this.renderRoot.activeElement === input
+      // The render root is the shadow root (`createRenderRoot`).
+      (this.renderRoot as ShadowRoot).activeElement === input
     ) {
       this.#control(next)?.focus();
     }

@@ -104,21 +104,34 @@ export interface ResendState {
   again: number;
   /** Resends answered that the first still runs (`firstStillRuns`); any means it was alive. */
   running: number;
+  /** When it was first sent (device ms). */
+  at: number;
 }
 
 /** Resends of a lost pay answered without a word on it, before the shopper may try again. */
 export const MAX_RESENDS = 3;
 
 /**
- * After a lost answer the session reads open: send the pay again under its key (`resend`), or
- * let the shopper try again (`fail`). A pay the BFF said was still running is never "try
- * again": it may claim the session and charge at any moment, or have ended (declined, the
- * session open again) with its answer kept under the key. It is sent again, backing off
- * (`confirmDelay`), until the BFF answers it: its kept answer, or the pay itself once a key
- * left by a stopped BFF is taken over.
+ * A pay said to be running is sent again for this long after it was first sent. No handler
+ * runs this long: a key still "being processed" then was left by a BFF that stopped, and the
+ * session open means nothing was charged. The BFF takes such a key over after 15 minutes
+ * (`IDEMPOTENCY_STALE_MS`) and would run the kept body, its card ciphertext by then too old
+ * for the gateway (an attempt lost to "check the card"): the frame stops before.
  */
-export function afterOpenRead(sent: ResendState): 'resend' | 'fail' {
-  return sent.running > 0 || sent.again < MAX_RESENDS ? 'resend' : 'fail';
+export const RESEND_WINDOW_MS = 14 * 60_000;
+
+/**
+ * After a lost answer the session reads open: send the pay again under its key (`resend`), or
+ * let the shopper try again (`fail`). A pay the BFF said was still running may claim the
+ * session and charge at any moment, or have ended (declined, the session open again) with its
+ * answer kept under the key: it is sent again, backing off (`confirmDelay` from when it was
+ * first sent), until the BFF answers it, and "try again" comes only once `RESEND_WINDOW_MS`
+ * says it certainly did not run.
+ */
+export function afterOpenRead(sent: ResendState, now: number): 'resend' | 'fail' {
+  return (sent.running > 0 ? now - sent.at < RESEND_WINDOW_MS : sent.again < MAX_RESENDS)
+    ? 'resend'
+    : 'fail';
 }
 
 /**

@@ -40,7 +40,7 @@ const DRAW_FIELDS_AFTER_MS = 50;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A step's Idempotency-Key, sent now, no resend yet. */
-const newResend = () => ({ key: crypto.randomUUID(), again: 0, running: 0 });
+const newResend = () => ({ key: crypto.randomUUID(), again: 0, running: 0, at: Date.now() });
 
 export class PaymentController implements ReactiveController {
   status: Status = 'connecting';
@@ -254,7 +254,7 @@ export class PaymentController implements ReactiveController {
         // never arrived. Only an answer the BFF stands behind says "try again".
         if (from === 'confirm') {
           const sent = this.#sent;
-          if (sent && afterOpenRead(sent) === 'resend') return void this.#resend(sent);
+          if (sent && afterOpenRead(sent, Date.now()) === 'resend') return void this.#resend(sent);
           return this.#fail('try_again_later', true, session.attemptsLeft);
         }
         if (from === 'load') this.#toForm();
@@ -263,15 +263,14 @@ export class PaymentController implements ReactiveController {
   }
 
   /**
-   * Reads the session until the outcome is known, with backoff from `firstRound`; says
-   * "confirming" meanwhile.
+   * Reads the session until the outcome is known, with backoff from `firstRound` and from
+   * `started` (a pay said to be running: when it was first sent); says "confirming" meanwhile.
    */
-  async #confirm(firstRound = 0): Promise<void> {
+  async #confirm(firstRound = 0, started = Date.now()): Promise<void> {
     const api = this.#api;
     if (!api || this.status === 'confirming') return;
     const run = ++this.#run;
     this.#confirming();
-    const started = Date.now();
     for (let round = firstRound; ; round++) {
       await sleep(confirmDelay(round, Date.now() - started));
       if (run !== this.#run) return;
@@ -300,7 +299,7 @@ export class PaymentController implements ReactiveController {
   }
 
   #onVisible = (): void => {
-    if (document.visibilityState === 'visible') void this.#check();
+    if (!document.hidden) void this.#check();
   };
 
   /** The card key, read once (`read`: a read of it already under way). */
@@ -362,7 +361,7 @@ export class PaymentController implements ReactiveController {
       // The first pay is alive (e.g. a plan pay reading its plan before it claims the
       // session): no resend used up; read the session again, a little later each time.
       sent.running++;
-      return void this.#confirm(sent.running);
+      return void this.#confirm(sent.running, sent.at);
     }
     sent.again++;
     this.#step(res);

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { PayResult, PublicSession } from '../../../../server/bff/checkout-api';
+import { IDEMPOTENCY_STALE_MS } from '../../../../server/bff/idempotency';
+import { CIPHERTEXT_MAX_AGE_MS } from '../../../../server/sandbox/keys/card-crypto';
 import type { ApiResult } from '../../../../widget/frame/api';
 import {
   afterOpenRead,
+  RESEND_WINDOW_MS,
   CONFIRM_WINDOW_MS,
   confirmDelay,
   firstStillRuns,
@@ -140,12 +143,19 @@ describe('a resend of a lost pay', () => {
   });
 
   it.each([
-    [{ again: 0, running: 0 }, 'resend'],
-    [{ again: 3, running: 0 }, 'fail'],
-    // Said to be running: sent again however many resends there were, never "try again".
-    [{ again: 5, running: 7 }, 'resend'],
-    [{ again: 3, running: 1 }, 'resend'],
-  ])('%j, the session open → %s', (sent, next) => {
-    expect(afterOpenRead(sent)).toBe(next);
+    [{ again: 0, running: 0, at: 0 }, 1_000, 'resend'],
+    [{ again: 3, running: 0, at: 0 }, 1_000, 'fail'],
+    // Said to be running: sent again however many resends there were, never "try again"...
+    [{ again: 5, running: 7, at: 0 }, 1_000, 'resend'],
+    [{ again: 3, running: 1, at: 0 }, RESEND_WINDOW_MS - 1, 'resend'],
+    // ...until no handler can still be running it: the BFF that took the key stopped.
+    [{ again: 0, running: 1, at: 0 }, RESEND_WINDOW_MS, 'fail'],
+  ])('%j at %i ms, the session open → %s', (sent, now, next) => {
+    expect(afterOpenRead(sent, now)).toBe(next);
+  });
+
+  it("stops before the BFF takes a stale key over and runs a ciphertext the gateway's window has closed on", () => {
+    expect(RESEND_WINDOW_MS).toBeLessThan(IDEMPOTENCY_STALE_MS);
+    expect(RESEND_WINDOW_MS).toBeLessThan(CIPHERTEXT_MAX_AGE_MS);
   });
 });

@@ -2,6 +2,7 @@ import { constants, generateKeyPairSync, privateDecrypt } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PayResult, PublicSession } from '../../../../contract/checkout';
 import type { ApiResult, CheckoutApi } from '../../../../widget/frame/api';
+import { RESEND_WINDOW_MS } from '../../../../widget/frame/outcome';
 import { PaymentController } from '../../../../widget/frame/payment-controller';
 import type { PaymentHost } from '../../../../widget/frame/payment-host';
 import { messagesFor } from '../../../../widget/i18n';
@@ -269,6 +270,24 @@ describe('a pay resent while the first one still runs', () => {
       { type: 'failed', code: 'declined', retryable: true },
     ]);
     expect(flow.status).toBe('form');
+  });
+  it('a key left by a stopped BFF: resent at most every 15 s, then "try again" before its takeover', async () => {
+    const { flow, sent, keys } = harness(Array.from({ length: 200 }, () => stillRunning));
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    const atFive = keys.length;
+    await vi.advanceTimersByTimeAsync(60_000);
+    // Under the BFF's pay limit (10 a minute), which other shoppers behind the address share.
+    expect(keys.length - atFive).toBeLessThanOrEqual(5);
+    expect(sent.filter((m) => m.type === 'failed')).toEqual([]);
+    await vi.advanceTimersByTimeAsync(RESEND_WINDOW_MS - 6 * 60_000 + 30_000);
+    // No handler runs that long and the session is open: it certainly did not charge.
+    expect(sent.filter((m) => m.type === 'failed')).toMatchObject([
+      { code: 'try_again_later', retryable: true },
+    ]);
+    expect(flow.status).toBe('form');
+    expect(new Set(keys).size).toBe(1);
   });
 });
 
