@@ -91,6 +91,8 @@ export async function openCartCheckout(
   }
   const superseded = await endSuperseded(merchant, cart);
   if (superseded) return superseded;
+  // Another tab made the cart's new session while this one waited on the expiry: it is theirs.
+  if (cart.checkout) return { kind: 'open', checkout: cart.checkout };
   const creating = (cart.creating ??= { key: `demo-${randomUUID()}`, body: body() });
   creating.promise ??= merchant.createSession(creating.body, creating.key).then((created) => {
     if (!created.ok) {

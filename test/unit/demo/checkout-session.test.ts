@@ -155,6 +155,24 @@ describe('a cart changed after its session was made', () => {
     expect(f.merchant.expireSession).toHaveBeenCalledTimes(1);
   });
 
+  it('two checkouts of the changed cart, one expire slower than the other creation: one session', async () => {
+    const { f, cart } = await changedAfterCheckout();
+    const expire = f.merchant.expireSession;
+    let calls = 0;
+    f.merchant.expireSession = vi.fn(async (id: string) => {
+      calls += 1;
+      // The second tab's expire answers after the first tab has made the new session.
+      if (calls === 2) await new Promise((r) => setTimeout(r, 50));
+      return expire(id);
+    });
+    const [a, b] = await Promise.all([
+      openCartCheckout(f.merchant, cart, body),
+      openCartCheckout(f.merchant, cart, body),
+    ]);
+    expect(a).toEqual(b);
+    expect([...f.statuses.values()].filter((s) => s === 'open')).toHaveLength(1);
+  });
+
   it('one paid meanwhile is the order: no second session for the cart', async () => {
     const { f, cart, first } = await changedAfterCheckout();
     f.statuses.set(first, 'succeeded');
