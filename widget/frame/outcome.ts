@@ -104,7 +104,7 @@ export interface ResendState {
   again: number;
   /** Resends answered that the first still runs (`firstStillRuns`); any means it was alive. */
   running: number;
-  /** When it was first sent (device ms). */
+  /** When it was first sent (the BFF's clock, ms: the device's may step meanwhile). */
   at: number;
 }
 
@@ -125,11 +125,11 @@ export const RESEND_WINDOW_MS = 14 * 60_000;
  * let the shopper try again (`fail`). A pay the BFF said was still running may claim the
  * session and charge at any moment, or have ended (declined, the session open again) with its
  * answer kept under the key: it is sent again, backing off (`confirmDelay` from when it was
- * first sent), until the BFF answers it, and "try again" comes only once `RESEND_WINDOW_MS`
- * says it certainly did not run.
+ * first sent), until the BFF answers it. Any lost step is sent again within `RESEND_WINDOW_MS`
+ * only: past it, the session open, it certainly did not run, and the shopper may try again.
  */
 export function afterOpenRead(sent: ResendState, now: number): 'resend' | 'fail' {
-  return (sent.running > 0 ? now - sent.at < RESEND_WINDOW_MS : sent.again < MAX_RESENDS)
+  return now - sent.at < RESEND_WINDOW_MS && (sent.running > 0 || sent.again < MAX_RESENDS)
     ? 'resend'
     : 'fail';
 }

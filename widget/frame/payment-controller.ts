@@ -39,8 +39,8 @@ const LIMITED_WAIT_MS = 10_000;
 const DRAW_FIELDS_AFTER_MS = 50;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A step's Idempotency-Key, sent now, no resend yet. */
-const newResend = () => ({ key: crypto.randomUUID(), again: 0, running: 0, at: Date.now() });
+/** A step's Idempotency-Key, sent now (`at`, the BFF's clock: the device's may step), no resend yet. */
+const newResend = (at: number) => ({ key: crypto.randomUUID(), again: 0, running: 0, at });
 
 export class PaymentController implements ReactiveController {
   status: Status = 'connecting';
@@ -117,7 +117,7 @@ export class PaymentController implements ReactiveController {
     try {
       const encryptedCard = await this.#encrypt(values);
       const body = payBodyOf(values, encryptedCard, this.host.challengeWindowSize);
-      const sent = (this.#sent = { kind: 'pay', body, ...newResend() });
+      const sent = (this.#sent = { kind: 'pay', body, ...newResend(this.#api.now()) });
       this.#step(await this.#api.pay(body, sent.key));
     } catch {
       // The key or the encryption failed: nothing reached the BFF.
@@ -136,13 +136,10 @@ export class PaymentController implements ReactiveController {
     if (!api) return;
     this.#busy = true;
     this.#set('paying');
-    let res: ApiResult<PublicSession>;
-    try {
-      res = await api.session();
-    } finally {
-      // Free before the step it leads to (the validate call guards on it too).
-      this.#busy = false;
-    }
+    // The API answers every failure as a result, never a throw.
+    const res = await api.session();
+    // Free before the step it leads to (the validate call guards on it too).
+    this.#busy = false;
     if (res.ok) this.#apply(res.data, 'confirm');
     else void this.#confirm();
   }
@@ -254,7 +251,8 @@ export class PaymentController implements ReactiveController {
         // never arrived. Only an answer the BFF stands behind says "try again".
         if (from === 'confirm') {
           const sent = this.#sent;
-          if (sent && afterOpenRead(sent, Date.now()) === 'resend') return void this.#resend(sent);
+          if (sent && afterOpenRead(sent, this.#api!.now()) === 'resend')
+            return void this.#resend(sent);
           return this.#fail('try_again_later', true, session.attemptsLeft);
         }
         if (from === 'load') this.#toForm();
@@ -263,16 +261,18 @@ export class PaymentController implements ReactiveController {
   }
 
   /**
-   * Reads the session until the outcome is known, with backoff from `firstRound` and from
-   * `started` (a pay said to be running: when it was first sent); says "confirming" meanwhile.
+   * Reads the session until the outcome is known, with backoff from `firstRound`; says
+   * "confirming" meanwhile.
    */
-  async #confirm(firstRound = 0, started = Date.now()): Promise<void> {
+  async #confirm(firstRound = 0): Promise<void> {
     const api = this.#api;
     if (!api || this.status === 'confirming') return;
     const run = ++this.#run;
     this.#confirming();
+    // A lost step backs off from when it was first sent, whatever was answered since.
+    const started = this.#sent?.at ?? api.now();
     for (let round = firstRound; ; round++) {
-      await sleep(confirmDelay(round, Date.now() - started));
+      await sleep(confirmDelay(round, api.now() - started));
       if (run !== this.#run) return;
       const res = await api.session();
       if (run !== this.#run) return;
@@ -325,7 +325,7 @@ export class PaymentController implements ReactiveController {
       const encryptedCard = await this.#encrypt(this.host.values);
       this.#keyMisses = 0;
       const body = { challengeId, encryptedCard };
-      const sent = (this.#sent = { kind: 'complete', body, ...newResend() });
+      const sent = (this.#sent = { kind: 'complete', body, ...newResend(api.now()) });
       this.#step(await api.completeChallenge(body, sent.key));
     } catch {
       // The card key could not be read (nothing was sent): read the session again, waiting
@@ -361,7 +361,7 @@ export class PaymentController implements ReactiveController {
       // The first pay is alive (e.g. a plan pay reading its plan before it claims the
       // session): no resend used up; read the session again, a little later each time.
       sent.running++;
-      return void this.#confirm(sent.running, sent.at);
+      return void this.#confirm(sent.running);
     }
     sent.again++;
     this.#step(res);

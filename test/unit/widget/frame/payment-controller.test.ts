@@ -52,6 +52,7 @@ function harness(
   const bodies: unknown[] = [];
   const completeKeys: string[] = [];
   let current = session;
+  let ahead = bffAheadMs;
   let reads = 0;
   let keyReads = 0;
   const api = {
@@ -72,7 +73,7 @@ function harness(
       bodies.push(body);
       return Promise.resolve(payAnswers.shift() ?? lost);
     },
-    now: () => Date.now() + bffAheadMs,
+    now: () => Date.now() + ahead,
     completeChallenge: (_body: unknown, key: string) => {
       completeKeys.push(key);
       return Promise.resolve(completeAnswers.shift() ?? lost);
@@ -113,6 +114,8 @@ function harness(
     keyReads: () => keyReads,
     /** What the session reads from now on. */
     setSession: (s: PublicSession) => void (current = s),
+    /** The BFF's clock ahead of the device's from now on (as the API learns it from answers). */
+    setBffAhead: (ms: number) => void (ahead = ms),
   };
 }
 
@@ -288,6 +291,34 @@ describe('a pay resent while the first one still runs', () => {
     ]);
     expect(flow.status).toBe('form');
     expect(new Set(keys).size).toBe(1);
+  });
+  it('any answer after "still running" keeps the backoff from the first send: no resend storm', async () => {
+    const bad: Answer = { ok: false, status: 502, body: null };
+    const { flow, sent, keys } = harness([
+      lost,
+      stillRunning,
+      ...Array.from({ length: 400 }, () => bad),
+    ]);
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    await vi.advanceTimersByTimeAsync(60_000);
+    const atOne = keys.length;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(keys.length - atOne).toBeLessThanOrEqual(5);
+    expect(sent.filter((m) => m.type === 'failed')).toEqual([]);
+  });
+
+  it("the window runs on the BFF's clock: a device clock stepped 15 minutes on says nothing", async () => {
+    const { flow, sent, setBffAhead } = harness(Array.from({ length: 40 }, () => stillRunning));
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    await vi.advanceTimersByTimeAsync(5_000);
+    // The device's clock jumps; the BFF's does not (the API reads it from every answer's Date).
+    vi.setSystemTime(Date.now() + 15 * 60_000);
+    setBffAhead(-15 * 60_000);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(sent.filter((m) => m.type === 'failed')).toEqual([]);
+    expect(flow.status).toBe('confirming');
   });
 });
 
