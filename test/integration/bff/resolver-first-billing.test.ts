@@ -4,6 +4,7 @@ import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import type { Billing } from '../../../server/gateway/schemas';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
 import { MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { payPlanPending } from '../../support/plan-pay';
 import { createPlan, monthlyPlan } from '../sandbox/recurrence/helpers';
 
 // A subscription checkout whose first billing could not be read at pay: the resolver finds
@@ -15,21 +16,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
-
-/** A plan session paid while the billing search fails once: answered pending. */
-async function payWithBillingSearchDown(planId: string) {
-  const s = await t.createSession({ planId, amount: undefined, maxInstallments: undefined });
-  await t.sandbox.call('POST', '/__sandbox/faults', {
-    token: null,
-    body: { method: 'GET', path: '/v1/recurrences/billing', status: 503, count: 1 },
-  });
-  const res = await t.pay(
-    s.clientSecret,
-    await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' }),
-  );
-  expect(res.body).toEqual({ status: 'pending' });
-  return s.id;
-}
 
 /**
  * The billing searches as on a busy account: the newest billings are others', and the day the
@@ -65,7 +51,7 @@ async function busyBillingSearch() {
 describe('a first billing beyond the pages one round reads of its due day', () => {
   it('is found by reading on in later rounds, however long that takes', async () => {
     const planId = await createPlan(t.sandbox, { ...monthlyPlan, name: 'Busy day monthly' });
-    const sessionId = await payWithBillingSearchDown(planId);
+    const { id: sessionId } = await payPlanPending(t, planId, '4000000000002701');
     const busy = await busyBillingSearch();
     const round = () =>
       resolveUnknownAttempts(t.bff.ctx, {
