@@ -28,6 +28,11 @@ export interface BffContext {
    * with it (idempotency.ts `AnswerKeeper`), so the key's record costs no commit of its own.
    */
   keepAnswer?: (db: BffKysely, result: PayResult) => Promise<void>;
+  /**
+   * Set for one resolver look-up: what the outcome's transaction writes with the outcome
+   * (where the search of a subscription's first billing stands: first-billing-search.ts).
+   */
+  alongOutcome?: (db: BffKysely, result: PayResult) => Promise<void>;
 }
 
 /** Hono env of BFF routes: the request id and its logger; the session once authenticated. */

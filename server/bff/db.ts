@@ -113,6 +113,17 @@ export interface BffDb {
     response_body: string | null;
     created_at: string;
   };
+  /**
+   * Where the resolver's search for a subscription's first billing among the billings due the
+   * day it was made stands (payments/first-billing-search.ts): the last page read and the
+   * billings seen up to it. A row while the search is under way; deleted when it ends.
+   */
+  bff_due_day_reads: {
+    subscription_id: string;
+    pages: number;
+    seen: number;
+    updated_at: string;
+  };
 }
 
 export type BffKysely = Kysely<BffDb>;
@@ -396,6 +407,19 @@ export const bffMigrations: Migration[] = [
     name: 'bff_0016_attempt_trial_days',
     async up(db) {
       await db.schema.alterTable('payment_attempts').addColumn('trial_days', 'integer').execute();
+    },
+  },
+  {
+    name: 'bff_0017_due_day_reads',
+    async up(db) {
+      // Kept per process before: a restart or a new leader read a busy day from page 1 again.
+      await db.schema
+        .createTable('bff_due_day_reads')
+        .addColumn('subscription_id', 'varchar(36)', (c) => c.primaryKey())
+        .addColumn('pages', 'integer', (c) => c.notNull())
+        .addColumn('seen', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'varchar(40)', (c) => c.notNull())
+        .execute();
     },
   },
 ];

@@ -3,6 +3,7 @@ import type { BffContext } from './context';
 import { eventDeliveryOf } from './events/delivery';
 import { pruneIdempotencyKeys } from './idempotency';
 import { acquireLease, releaseLease } from './leases';
+import { pruneDueDayReads } from './payments/first-billing-search';
 import {
   resolveUnknownAttempts,
   type ResolveOptions,
@@ -90,6 +91,7 @@ async function maintenanceWork(
     'could not look unknown payments up at the gateway',
     'payment.resolve_failed',
   );
+  await step(pruneDueDayReads(ctx.db), 'due-day search prune failed');
   await step(pruneIdempotencyKeys(ctx.db, ctx.clock.now()), 'idempotency prune failed');
   await step(endStaleChallenges(ctx), 'challenge timeouts failed');
   await step(expireDueSessions(ctx), 'session expiry failed');

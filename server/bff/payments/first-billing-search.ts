@@ -2,33 +2,45 @@ import type { Billing } from '../../gateway/schemas';
 import { MS } from '../../lib/clock';
 import type { BffContext } from '../context';
 import type { BffKysely } from '../db';
-import { unknownAttemptsQuery } from '../sessions/store';
-import { readPages, type PagesRead } from '../subscriptions/service';
+import { IN_FLIGHT, unknownAttemptsQuery } from '../sessions/store';
+import { readPages } from '../subscriptions/service';
 
 /** Billings read per page of a due day's search (the gateway's maximum). */
 const PAGE = 100;
 
-/**
- * Where the search of each subscription's first billing among the billings due the day it was
- * made stands, per process (a restart begins them again). That listing is read oldest first:
- * a billing made since comes after the pages read, so reading on skips none.
- */
-const dueDayReads = new WeakMap<BffContext, Map<string, PagesRead>>();
+/** One round's reading of a due day's billings for a subscription's first billing. */
+export interface DueDaySearch {
+  /** The first billing, if found. */
+  first: Billing | null;
+  /**
+   * Keeps where the search stands for the next round (in `db`, the transaction of what the
+   * round records about the attempt): the last page read, or nothing once the search ended —
+   * the billing found, the day read to its end without it, or the attempt no longer `pending`.
+   */
+  keep(db: BffKysely, pending: boolean): Promise<void>;
+}
 
 /**
  * The first billing of subscription `subscriptionId`, made at `createdDate` (the gateway's
  * clock) with no trial: looked for among the billings due that São Paulo day or the next,
- * `maxPages` pages on from where the last call stopped. Null when not among them yet; a day
- * read to its end without it is read again from its start by the next call.
+ * `maxPages` pages on from where the last round stopped (`bff_due_day_reads`, in the store: a
+ * restart or a new leader reads on, not from page 1). That listing is read oldest first: a
+ * billing made since comes after the pages read, and one that moves the rest down makes a
+ * page repeat some, never skip one. Null when not among them yet; a day read to its end
+ * without it is read again from its start by the next round (one that left the listing may
+ * have moved it up past the pages read).
  */
 export async function firstBillingByDueDay(
   ctx: BffContext,
   subscriptionId: string,
   createdDate: string,
   maxPages: number,
-): Promise<Billing | null> {
-  const reads = dueDayReads.get(ctx) ?? new Map<string, PagesRead>();
-  dueDayReads.set(ctx, reads);
+): Promise<DueDaySearch> {
+  const from = await ctx.db
+    .selectFrom('bff_due_day_reads')
+    .select(['pages', 'seen'])
+    .where('subscription_id', '=', subscriptionId)
+    .executeTakeFirst();
   let first: Billing | null = null;
   const read = await readPages(
     (page) =>
@@ -48,11 +60,49 @@ export async function firstBillingByDueDay(
         items.find((b) => b.subscription.id === subscriptionId && b.installment === 1) ?? null;
       return first !== null;
     },
-    reads.get(subscriptionId),
+    from && { complete: false, pages: Number(from.pages), seen: Number(from.seen) },
   );
-  if (first || read.complete) reads.delete(subscriptionId);
-  else reads.set(subscriptionId, read);
-  return first;
+  const ended = first !== null || read.complete;
+  const at = ctx.clock.now().toISOString();
+  return {
+    first,
+    async keep(db, pending) {
+      if (ended || !pending) {
+        await forgetDueDayRead(db, subscriptionId);
+        return;
+      }
+      const position = { pages: read.pages, seen: read.seen, updated_at: at };
+      await db
+        .insertInto('bff_due_day_reads')
+        .values({ subscription_id: subscriptionId, ...position })
+        .onConflict((oc) => oc.column('subscription_id').doUpdateSet(position))
+        .execute();
+    },
+  };
+}
+
+function forgetDueDayRead(db: BffKysely, subscriptionId: string) {
+  return db.deleteFrom('bff_due_day_reads').where('subscription_id', '=', subscriptionId).execute();
+}
+
+/**
+ * Deletes where searches stand whose subscription has no attempt in flight any more (settled
+ * meanwhile another way: a notification of its first billing, say): no round reads on.
+ */
+export async function pruneDueDayReads(db: BffKysely): Promise<void> {
+  await db
+    .deleteFrom('bff_due_day_reads')
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('payment_attempts')
+            .select('payment_attempts.id')
+            .whereRef('payment_attempts.subscription_id', '=', 'bff_due_day_reads.subscription_id')
+            .where('payment_attempts.status', 'in', IN_FLIGHT),
+        ),
+      ),
+    )
+    .execute();
 }
 
 /** The São Paulo calendar day (UTC−3, no daylight saving since 2019) of an instant, plus `days`. */

@@ -1,13 +1,16 @@
 import { MS } from '../../lib/clock';
 import type { Billing, ConcilSummaryRow, Subscription } from '../../gateway/schemas';
 import { reaisToCents } from '../../gateway/money';
+import type { PayResult } from '../checkout-api';
 import type { BffContext } from '../context';
+import type { BffKysely } from '../db';
 import { endAttemptAsFailure } from '../sessions/service';
 import { findSession, unknownAttemptsQuery, updateAttemptInFlight } from '../sessions/store';
 import {
   firstBillingByDueDay,
   knownSubscriptionAttemptsQuery,
   subscriptionIdOf,
+  type DueDaySearch,
 } from './first-billing-search';
 import { linkSaleToAttempt } from './ledger-link';
 import { classifyGatewayError } from './outcomes';
@@ -281,9 +284,11 @@ async function settleFoundSubscription(
   // gateway's clock), each round reading on from where the last stopped. With a trial, nothing
   // was billed yet (settleSubscription reads the plan).
   let first = sub.first;
+  let search: DueDaySearch | undefined;
   if (!first && !(await planHasTrial(ctx, row.plan_id))) {
     try {
-      first = await firstBillingByDueDay(ctx, sub.id, sub.createdDate, DUE_DAY_PAGES);
+      search = await firstBillingByDueDay(ctx, sub.id, sub.createdDate, DUE_DAY_PAGES);
+      first = search.first;
     } catch (err) {
       if (!classifyGatewayError(err)) throw err;
     }
@@ -294,7 +299,22 @@ async function settleFoundSubscription(
       );
     }
   }
-  const result = await settleSubscription(ctx, row, a.id, sub.id, first, log);
+  // Where the search stands commits with the outcome it led to (still pending: the attempt
+  // looked up again), or alone when the outcome writes nothing (a decline, settled meanwhile).
+  let kept = false;
+  const keepSearch = async (db: BffKysely, status: PayResult['status']) => {
+    await search?.keep(db, status === 'pending');
+    kept = true;
+  };
+  const result = await settleSubscription(
+    search ? { ...ctx, alongOutcome: (db, r) => keepSearch(db, r.status) } : ctx,
+    row,
+    a.id,
+    sub.id,
+    first,
+    log,
+  );
+  if (search && !kept) await keepSearch(ctx.db, result.status);
   log.warn(
     { event: 'payment.resolved', subscriptionId: sub.id, outcome: result.status },
     'a subscription whose creation had no answer was found at the gateway',

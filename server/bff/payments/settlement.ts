@@ -70,9 +70,13 @@ const succeedQ = perShape((shape) =>
  */
 const OUTCOME = { outcome: true } as const;
 
-/** Keeps `result` as the step's idempotent answer (in the step's transaction) and returns it. */
+/**
+ * Keeps `result` as the step's idempotent answer (in the step's transaction), with what the
+ * caller writes along with it (`alongOutcome`), and returns it.
+ */
 async function keep(tx: BffContext, result: PayResult): Promise<PayResult> {
   await tx.keepAnswer?.(tx.db, result);
+  await tx.alongOutcome?.(tx.db, result);
   return result;
 }
 
