@@ -5,7 +5,10 @@
 // /usr/lib/postgresql/<v>/bin) on a free loopback port in a temporary directory, runs the
 // tests, then stops and removes it. Without PostgreSQL installed it says so and exits 0, unless
 // REQUIRE_POSTGRES=1 (CI sets it after installing Debian's postgresql), where that is an error.
+// SIGINT, SIGTERM (a CI runner, `timeout`) and SIGHUP stop the tests and the cluster, remove its
+// directory, and exit 128 + the signal's number.
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { havePostgres, startPgCluster } from './pg-cluster.mjs';
 
 // `npm run test:postgres -- <files>` runs only those (default: every BFF integration test).
@@ -18,13 +21,19 @@ const TESTS = [
   ...(FILES.length ? FILES : ['test/integration/bff']),
 ];
 
+/** The test run under way, for a stop signal to pass on. */
+let tests = null;
+
 function runTests(url) {
   return new Promise((resolve) => {
-    const child = spawn('npx', TESTS, {
+    tests = spawn('npx', TESTS, {
       stdio: 'inherit',
       env: { ...process.env, BFF_TEST_DATABASE_URL: url },
     });
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    tests.on('exit', (code, signal) => {
+      tests = null;
+      resolve(code ?? (signal ? 1 : 0));
+    });
   });
 }
 
@@ -42,13 +51,25 @@ async function main() {
     process.exit(0);
   }
   let cluster = null;
-  process.on('SIGINT', () => {
+  let starting = false;
+  let stopping = null;
+  const stop = (signal) => {
+    stopping = signal;
+    tests?.kill(signal);
+    if (starting) return; // the cluster's directory exists already: stop once it has started
     cluster?.stop();
-    process.exit(130);
-  });
+    process.exit(128 + constants.signals[signal]);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, stop);
   let code = 1;
   try {
-    cluster = await startPgCluster();
+    starting = true;
+    try {
+      cluster = await startPgCluster();
+    } finally {
+      starting = false;
+    }
+    if (stopping) stop(stopping);
     console.log(`== PostgreSQL test cluster on 127.0.0.1:${cluster.port}`);
     code = await runTests(cluster.url);
   } catch (err) {
@@ -56,7 +77,7 @@ async function main() {
   } finally {
     cluster?.stop();
   }
-  process.exit(code);
+  process.exit(stopping ? 128 + constants.signals[stopping] : code);
 }
 
 await main();

@@ -29,8 +29,8 @@ export interface ChildServer {
   pid: number;
   /** Everything the child wrote so far (stdout and stderr). */
   out(): string;
-  /** SIGTERM; resolves with the exit code. */
-  stop(): Promise<number | null>;
+  /** Sends `signal` (SIGTERM by default); resolves with the exit code (at once if it exited). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /**
@@ -63,9 +63,10 @@ export async function startChildServer(
   return {
     pid: child.pid!,
     out: () => out,
-    stop: async () => {
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-      child.kill('SIGTERM');
+      child.kill(signal);
       return exited;
     },
   };
