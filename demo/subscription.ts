@@ -1,9 +1,10 @@
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { html } from 'hono/html';
 import { z } from 'zod';
 import type { Logger } from 'pino';
+import type { CreateSessionBody } from '../contract/checkout';
 import { silentLogger } from '../server/lib/logging';
 import { formatBrl } from './catalog';
 import type { CartCheckout, CartLine } from './cart';
@@ -83,6 +84,18 @@ const BILLING_STATUS: Record<string, string> = {
 };
 
 const SUBSCRIPTION_COOKIE = 'subscription';
+/** The browser ids the storefront mints (18 random bytes, base64url). */
+const BROWSER_ID = /^[A-Za-z0-9_-]{24}$/;
+
+/** A browser's plan checkout, and the creation of its next one while it runs or failed. */
+interface PlanBrowser {
+  checkout?: CartCheckout;
+  creating?: {
+    key: string;
+    body?: CreateSessionBody | undefined;
+    promise?: Promise<CartCheckout | 'error'>;
+  };
+}
 
 /** The plan as an order line (its first billing's amount, in cents). */
 const planLine = (cents: number): CartLine => ({
@@ -179,27 +192,40 @@ export function subscriptionDemo(opts: {
   const amount = Math.round(DEMO_PLAN.amount * 100);
   let orderNumber = 0;
   const cartCount = opts.cartCount ?? (() => 0);
-  // The subscription checkout each browser is in, by a cookie (Post/Redirect/Get: the payment
-  // page is a GET, so Back or a reload never creates a second subscription). Bounded.
-  const pending = new Map<string, CartCheckout>();
-  const remember = (c: Context, checkout: CartCheckout) => {
-    let id = getCookie(c, SUBSCRIPTION_COOKIE);
-    if (!id || !pending.has(id)) {
-      id = randomBytes(18).toString('base64url');
-      setCookie(c, SUBSCRIPTION_COOKIE, id, {
-        path: '/assinatura',
-        httpOnly: true,
-        sameSite: 'Lax',
-        secure: new URL(opts.publicUrl).protocol === 'https:',
-      });
-    }
-    pending.delete(id);
-    pending.set(id, checkout);
-    while (pending.size > 10_000) pending.delete(pending.keys().next().value!);
+  // Each browser's plan checkout, by a random id in a cookie set on the plan page itself, so
+  // two of its tabs posting "Assinar" together on a first visit name the same browser.
+  // Post/Redirect/Get: the payment page is a GET, so Back or a reload never creates a second
+  // subscription. Bounded (least recently used out).
+  const browsers = new Map<string, PlanBrowser>();
+  const cookieId = (c: Context): string | undefined => {
+    const id = getCookie(c, SUBSCRIPTION_COOKIE);
+    return id && BROWSER_ID.test(id) ? id : undefined;
+  };
+  /** The browser's id, its cookie set first when it has none yet. */
+  const browserId = (c: Context): string => {
+    const known = cookieId(c);
+    if (known) return known;
+    const id = randomBytes(18).toString('base64url');
+    setCookie(c, SUBSCRIPTION_COOKIE, id, {
+      path: '/assinatura',
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: new URL(opts.publicUrl).protocol === 'https:',
+    });
+    return id;
+  };
+  /** The browser's record (made when it first asks for a plan session). */
+  const browserOf = (c: Context): PlanBrowser => {
+    const id = browserId(c);
+    const browser = browsers.get(id) ?? {};
+    browsers.delete(id);
+    browsers.set(id, browser);
+    while (browsers.size > 10_000) browsers.delete(browsers.keys().next().value!);
+    return browser;
   };
   const current = (c: Context): CartCheckout | undefined => {
-    const id = getCookie(c, SUBSCRIPTION_COOKIE);
-    return id ? pending.get(id) : undefined;
+    const id = cookieId(c);
+    return id ? browsers.get(id)?.checkout : undefined;
   };
 
   const planPage = (c: Context, error?: string) =>
@@ -220,66 +246,60 @@ export function subscriptionDemo(opts: {
         </article>`,
     });
 
-  /** A new plan session (its order lines told), or `error` (plan or BFF unavailable). */
-  const createPlanSession = async (): Promise<CartCheckout | 'error'> => {
-    let planId: string;
+  /** The body of a new plan session, or undefined when the plan is not available. */
+  const planSessionBody = async (): Promise<CreateSessionBody | undefined> => {
     try {
-      planId = await opts.planId();
+      const planId = await opts.planId();
+      orderNumber += 1;
+      // The gateway's orderNumber takes at most 10 characters.
+      const referenceTransaction = `as${(Date.now() % 1e6).toString(36)}${orderNumber}`;
+      return { planId, origin, referenceTransaction: referenceTransaction.slice(0, 10) };
     } catch (err) {
       logger.error({ err: { message: (err as Error).message } }, 'demo plan not available');
-      return 'error';
+      return undefined;
     }
-    orderNumber += 1;
-    const created = await merchant.createSession({
-      planId,
-      origin,
-      // The gateway's orderNumber takes at most 10 characters.
-      referenceTransaction: `as${(Date.now() % 1e6).toString(36)}${orderNumber}`.slice(0, 10),
-    });
-    if (!created.ok) {
-      logger.error({ status: created.status }, 'subscription session not created');
-      return 'error';
-    }
-    opts.orders?.set(created.value.id, [planLine(created.value.amount)]);
-    return {
-      sessionId: created.value.id,
-      clientSecret: created.value.clientSecret,
-      amount: created.value.amount,
-    };
   };
-
-  // The plan session being created for a browser, by its cookie: two tabs whose session ended
-  // in the same second share it, so one browser never holds two payable plan sessions.
-  const creating = new Map<string, Promise<CartCheckout | 'error'>>();
 
   /**
    * The browser's plan session in place of `replacing` (ended, or none): the one another tab
-   * got meanwhile, the one under way for it, or a new one (remembered).
+   * got meanwhile, the one under way for it (two tabs share one creation), or a new one. The
+   * creation carries an `Idempotency-Key` kept with its body until it succeeds, so a retry
+   * after a lost answer gets the same session from the BFF; the next one (its session ended)
+   * gets a new key.
    */
-  const newPlanCheckout = (
+  const newPlanCheckout = async (
     c: Context,
     replacing: CartCheckout | undefined,
   ): Promise<CartCheckout | 'error'> => {
-    const now = current(c);
-    if (now && now !== replacing) return Promise.resolve(now);
-    // Shared by the browser's cookie, once it names a checkout (else a new cookie is set).
-    const id = now ? getCookie(c, SUBSCRIPTION_COOKIE) : undefined;
-    const under = id === undefined ? undefined : creating.get(id);
-    if (under) return under;
-    const made = createPlanSession()
-      .then((checkout) => {
-        if (checkout !== 'error') remember(c, checkout);
-        return checkout;
-      })
-      .finally(() => {
-        if (id !== undefined && creating.get(id) === made) creating.delete(id);
-      });
-    if (id !== undefined) creating.set(id, made);
-    return made;
+    const browser = browserOf(c);
+    if (browser.checkout && browser.checkout !== replacing) return browser.checkout;
+    const creating = (browser.creating ??= { key: `demo-plan-${randomUUID()}` });
+    creating.promise ??= (async () => {
+      creating.body ??= await planSessionBody();
+      const created = creating.body && (await merchant.createSession(creating.body, creating.key));
+      if (!created?.ok) {
+        if (created) logger.error({ status: created.status }, 'subscription session not created');
+        // The next try sends the same key and body: if the BFF did create it, it answers it.
+        delete creating.promise;
+        return 'error';
+      }
+      opts.orders?.set(created.value.id, [planLine(created.value.amount)]);
+      browser.checkout = {
+        sessionId: created.value.id,
+        clientSecret: created.value.clientSecret,
+        amount: created.value.amount,
+      };
+      if (browser.creating === creating) delete browser.creating;
+      return browser.checkout;
+    })();
+    return creating.promise;
   };
 
   const routes = new Hono()
-    .get('/assinatura', (c) => c.html(planPage(c)))
+    .get('/assinatura', (c) => {
+      browserId(c); // its cookie, before any tab of it posts "Assinar"
+      return c.html(planPage(c));
+    })
     .post('/assinatura', async (c) => {
       const open = current(c);
       if (open) {
