@@ -117,7 +117,11 @@ function libraryConfig(entry: string, outDir: string, fileName: string): UserCon
       copyPublicDir: false,
       reportCompressedSize: false,
       lib: { entry: resolve(root, entry), formats: ['es'], fileName: () => fileName },
-      rolldownOptions: { output: { codeSplitting: false, minify: true } },
+      // `comments`: the bundler marks kept in the output (Lit's `/* @__PURE__ */`) serve tree
+      // shaking, which the served files are past; dropped, they save the frame ≈ 35 B gzipped.
+      rolldownOptions: {
+        output: { codeSplitting: false, minify: true, comments: { annotation: false } },
+      },
     },
   };
 }

@@ -88,6 +88,11 @@ describe('widget build', () => {
     expect(frame).not.toMatch(/ZodError/);
   });
 
+  it("the frame keeps no bundler annotations (Lit's pure marks): its bytes are code", async () => {
+    const frame = await readFile(join(out, 'frame', 'card-form.js'), 'utf8');
+    expect(frame).not.toMatch(/@__PURE__|#__PURE__/);
+  });
+
   const bootOf = async () =>
     (JSON.parse(await readFile(join(out, 'frame', 'manifest.json'), 'utf8')) as WidgetManifest)
       .boot!;
