@@ -99,6 +99,25 @@ function squeezeTemplates(): Plugin {
   };
 }
 
+/**
+ * In the frame build, the brands' table (`widget/card/brand-table.ts`) is the one the frame page
+ * carries (`widget/frame/brand-table.ts` reads it): its prefix ranges stay out of the bundle.
+ */
+function brandTableFromPage(): Plugin {
+  const table = resolve(root, 'widget/card/brand-table.ts');
+  const fromPage = resolve(root, 'widget/frame/brand-table.ts');
+  return {
+    name: 'card-checkout:brand-table-from-page',
+    apply: 'build',
+    enforce: 'pre',
+    async resolveId(source, importer, options) {
+      if (!source.endsWith('/brand-table') || !importer) return null;
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      return resolved?.id === table ? fromPage : null;
+    },
+  };
+}
+
 function libraryConfig(entry: string, outDir: string, fileName: string): UserConfig {
   return {
     root,
@@ -137,7 +156,7 @@ export function frameConfig(outRoot = resolve(root, 'dist')): InlineConfig {
   return {
     ...libraryConfig('widget/frame/index.ts', outDir, FRAME_FILE),
     configFile: false,
-    plugins: [squeezeTemplates(), manifestPlugin(outDir, FRAME_FILE)],
+    plugins: [squeezeTemplates(), brandTableFromPage(), manifestPlugin(outDir, FRAME_FILE)],
   };
 }
 

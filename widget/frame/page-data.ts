@@ -1,8 +1,9 @@
 /**
  * What the BFF's frame page hands the form in a JSON data block (never executed): the texts in
- * the shopper's language, the styles and the brands' SVG symbols — static text kept out of
- * the frame bundle's budget (server/bff/pages/frame-data.ts builds it).
+ * the shopper's language, the styles, the brands' SVG symbols and their table — static text
+ * and data kept out of the frame bundle's budget (server/bff/pages/frame-data.ts builds it).
  */
+import type { BrandTable } from '../card/brand-table';
 import type { Messages } from '../i18n/messages';
 
 export interface FrameData {
@@ -11,6 +12,8 @@ export interface FrameData {
   css: string;
   /** The brands' marks: `<symbol id="visa">`… for one hidden `<svg>` of the form. */
   sprite: string;
+  /** The brands' prefixes, lengths and names (widget/card/brand-table.ts). */
+  brands: BrandTable;
 }
 
 let data: FrameData | undefined;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicSession } from '../../../server/bff/checkout-api';
 import { handshakeKey } from '../../../server/bff/http/frame-handshake';
 import { sessionIdFromSecret } from '../../../widget/protocol/constants';
+import { BRAND_TABLE } from '../../../widget/card/brand-table';
 import {
   MERCHANT_ORIGIN,
   MERCHANT_SECRET,
@@ -280,6 +281,13 @@ describe('GET /checkout/frame', () => {
       expect(data.sprite).toContain(`<symbol id="${id}" viewBox="0 0 32 20">`);
     }
     expect((await t.request('GET', '/checkout/assets/brands.0000000000.svg')).status).toBe(404);
+  });
+
+  it("the frame page carries the brands' table the frame detects brands with", async () => {
+    const s = await t.createSession();
+    const page = await t.request('GET', `/checkout/frame?session=${s.id}`);
+    const json = /id="card-form-data">([^<]*)<\/script>/.exec(page.text)?.[1] ?? 'null';
+    expect((JSON.parse(json) as { brands: unknown }).brands).toEqual(BRAND_TABLE);
   });
 
   it('answers a 404 page for an unknown session', async () => {

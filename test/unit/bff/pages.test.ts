@@ -10,6 +10,8 @@ import {
 import { isHashedName } from '../../../server/bff/routes/static';
 import { frameData, squeezeCss } from '../../../server/bff/pages/frame-data';
 import { messagesFor } from '../../../widget/i18n';
+import { BRAND_TABLE } from '../../../widget/card/brand-table';
+import { brandName } from '../../../widget/card/brand';
 
 describe('escaping', () => {
   it('escapes markup and attribute quotes', () => {
@@ -61,6 +63,16 @@ describe('pages', () => {
     expect(data.css).toContain(':host{');
     expect(data.css).not.toMatch(/\n|\s[{};]|[{};]\s/);
     expect(squeezeCss('a , b {\n  color: red ;\n}')).toBe('a,b{color: red;}');
+  });
+
+  it("the frame data carries the brands' table, which the frame detects brands with", () => {
+    // The frame bundle reads the table from the page (widget/frame/brand-table.ts): what the page
+    // carries, through JSON, is the table the card helpers use.
+    const brands = (JSON.parse(scriptJson(frameData('pt-BR'))) as ReturnType<typeof frameData>)
+      .brands;
+    expect(brands).toEqual(BRAND_TABLE);
+    expect(brands.names.amex).toBe(brandName('amex'));
+    expect(brands.lengths.visa).toEqual([13, 16, 19]);
   });
 
   it('the frame page data cannot close its script element', () => {

@@ -93,6 +93,12 @@ describe('widget build', () => {
     expect(frame).not.toMatch(/@__PURE__|#__PURE__/);
   });
 
+  it("the frame reads the brands' table from its page: no prefix ranges in the bundle", async () => {
+    const frame = await readFile(join(out, 'frame', 'card-form.js'), 'utf8');
+    expect(frame).not.toMatch(/650031|American Express/);
+    expect(frame).toContain('.brands');
+  });
+
   const bootOf = async () =>
     (JSON.parse(await readFile(join(out, 'frame', 'manifest.json'), 'utf8')) as WidgetManifest)
       .boot!;
