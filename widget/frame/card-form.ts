@@ -286,7 +286,7 @@ export class CardForm extends LitElement implements CardFormView {
   shownError(name: FieldName): string {
     if (!this.submitted && !this.touched.has(name)) return '';
     const error = validateForm(this.values)[name];
-    return error ? errorText(this.m, name, error, this.brand) : '';
+    return error ? errorText(frameData().fieldErrors, name, error, this.brand) : '';
   }
 
   override render(): TemplateResult {

@@ -9,9 +9,9 @@ import { validateDocument } from '../card/document';
 import { parseExpiry, validateExpiry } from '../card/expiry';
 import { digitsOnly, validateCardNumber } from '../card/number';
 import { validateSecurityCode } from '../card/security-code';
-import type { Messages } from '../i18n/messages';
 import { fmt } from '../i18n/messages';
 import type { FieldName, FieldState } from '../protocol/messages';
+import type { FieldErrorTexts } from './field-errors';
 
 export interface FormValues {
   cardNumber: string;
@@ -66,30 +66,15 @@ export function fieldStates(values: FormValues, errors: FormErrors): Record<Fiel
   return states;
 }
 
-/** The text for a field's error, in the shopper's language. */
+/** The text for a field's error, in the shopper's language (`texts`: the page's table). */
 export function errorText(
-  m: Messages,
+  texts: FieldErrorTexts,
   field: FieldName,
   error: FieldError,
   brand: CardBrand | null,
 ): string {
-  if (error === 'required') return m.errors.required;
-  switch (field) {
-    case 'cardNumber':
-      return error === 'incomplete'
-        ? m.errors.cardIncomplete
-        : error === 'unknown_brand'
-          ? m.errors.cardUnknownBrand
-          : m.errors.cardInvalid;
-    case 'expiry':
-      return error === 'past' ? m.errors.expiryPast : m.errors.expiryInvalid;
-    case 'securityCode':
-      return fmt(m.errors.securityCodeInvalid, securityCodeLength(brand));
-    case 'cardholderName':
-      return m.errors.nameInvalid;
-    case 'document':
-      return m.errors.documentInvalid;
-  }
+  const text = (texts[field] as Partial<Record<FieldError, string>>)[error] ?? '';
+  return fmt(text, securityCodeLength(brand));
 }
 
 /** The card fields to encrypt; call only after `validateForm` found no error. */

@@ -1,11 +1,12 @@
 /**
  * The data block of the frame page: what `<card-form>` needs besides its code — the texts of
- * the shopper's language, its stylesheet, the brands' SVG symbols and their table (prefixes,
- * lengths, names). Static data served with the page keeps the frame bundle within its budget
- * (issue 11 §4).
+ * the shopper's language (and each field's error texts by code), its stylesheet, the brands'
+ * SVG symbols and their table (prefixes, lengths, names). Static data served with the page
+ * keeps the frame bundle within its budget (issue 11 §4).
  */
 import { BRAND_TABLE } from '../../../widget/card/brand-table';
 import { CARD_FORM_CSS } from '../../../widget/frame/card-form.styles';
+import { fieldErrorTexts } from '../../../widget/frame/field-errors';
 import type { FrameData } from '../../../widget/frame/page-data';
 import { messagesFor } from '../../../widget/i18n';
 import { BRAND_SYMBOLS } from './brand-sprite';
@@ -22,5 +23,12 @@ export function squeezeCss(css: string): string {
 const CSS = squeezeCss(CARD_FORM_CSS);
 
 export function frameData(locale: Locale): FrameData {
-  return { messages: messagesFor(locale), css: CSS, sprite: BRAND_SYMBOLS, brands: BRAND_TABLE };
+  const messages = messagesFor(locale);
+  return {
+    messages,
+    fieldErrors: fieldErrorTexts(messages),
+    css: CSS,
+    sprite: BRAND_SYMBOLS,
+    brands: BRAND_TABLE,
+  };
 }

@@ -10,6 +10,7 @@ import {
 import { isHashedName } from '../../../server/bff/routes/static';
 import { frameData, squeezeCss } from '../../../server/bff/pages/frame-data';
 import { messagesFor } from '../../../widget/i18n';
+import { fieldErrorTexts } from '../../../widget/frame/field-errors';
 import { BRAND_TABLE } from '../../../widget/card/brand-table';
 import { brandName } from '../../../widget/card/brand';
 
@@ -73,6 +74,14 @@ describe('pages', () => {
     expect(brands).toEqual(BRAND_TABLE);
     expect(brands.names.amex).toBe(brandName('amex'));
     expect(brands.lengths.visa).toEqual([13, 16, 19]);
+  });
+
+  it("the frame data carries each field's error texts of the locale", () => {
+    for (const locale of ['pt-BR', 'en'] as const) {
+      const data = JSON.parse(scriptJson(frameData(locale))) as ReturnType<typeof frameData>;
+      expect(data.fieldErrors).toEqual(fieldErrorTexts(messagesFor(locale)));
+    }
+    expect(frameData('en').fieldErrors.expiry.past).toBe('The card has expired.');
   });
 
   it('the frame page data cannot close its script element', () => {

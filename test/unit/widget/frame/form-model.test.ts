@@ -7,7 +7,8 @@ import {
   fieldStates,
   validateForm,
 } from '../../../../widget/frame/form-model';
-import { messagesFor } from '../../../../widget/i18n';
+import { fieldErrorTexts } from '../../../../widget/frame/field-errors';
+import { fmt, messagesFor } from '../../../../widget/i18n';
 
 const now = new Date(2026, 10, 23);
 const good: FormValues = {
@@ -66,8 +67,40 @@ describe('errorText', () => {
     ['en', 'cardholderName', 'required', null, 'Fill in this field.'],
     ['en', 'document', 'invalid', null, 'Invalid CPF or CNPJ.'],
   ] as const)('%s %s %s', (locale, field, error, brand, text) => {
-    expect(errorText(messagesFor(locale), field, error, brand)).toBe(text);
+    expect(errorText(fieldErrorTexts(messagesFor(locale)), field, error, brand)).toBe(text);
   });
+
+  it.each(['pt-BR', 'en'] as const)(
+    '%s: every error a field can give has its text (the page carries the table)',
+    (locale) => {
+      const m = messagesFor(locale);
+      const texts = JSON.parse(JSON.stringify(fieldErrorTexts(m))) as ReturnType<
+        typeof fieldErrorTexts
+      >;
+      const e = m.errors;
+      const cases = [
+        ['cardNumber', 'required', e.required],
+        ['cardNumber', 'incomplete', e.cardIncomplete],
+        ['cardNumber', 'unknown_brand', e.cardUnknownBrand],
+        ['cardNumber', 'invalid', e.cardInvalid],
+        ['cardholderName', 'required', e.required],
+        ['cardholderName', 'too_long', e.nameInvalid],
+        ['expiry', 'required', e.required],
+        ['expiry', 'invalid', e.expiryInvalid],
+        ['expiry', 'past', e.expiryPast],
+        ['expiry', 'too_far', e.expiryInvalid],
+        ['securityCode', 'required', e.required],
+        ['securityCode', 'invalid', fmt(e.securityCodeInvalid, 3)],
+        ['document', 'invalid', e.documentInvalid],
+      ] as const;
+      for (const [field, error, text] of cases) {
+        expect(errorText(texts, field, error, 'visa'), `${field} ${error}`).toBe(text);
+      }
+      expect(errorText(texts, 'securityCode', 'invalid', 'amex')).toBe(
+        fmt(e.securityCodeInvalid, 4),
+      );
+    },
+  );
 });
 
 describe('cardSecrets', () => {
