@@ -36,11 +36,15 @@ export interface InstallmentOption {
   rest: number;
 }
 
-/** Options 1…max for a total; never an installment below one cent. */
+/**
+ * Options 1…max for a total (whole cents, as a session's); never an installment below one cent.
+ * Each is `splitInstallments` of the total, written out: the frame shows them and bundles no
+ * more than this.
+ */
 export function installmentOptions(totalCents: number, max: number): InstallmentOption[] {
   const limit = Math.max(1, Math.min(max, totalCents));
   return Array.from({ length: limit }, (_, i) => {
-    const parts = splitInstallments(totalCents, i + 1);
-    return { count: i + 1, first: parts[0] ?? 0, rest: parts[1] ?? parts[0] ?? 0 };
+    const rest = Math.floor(totalCents / (i + 1));
+    return { count: i + 1, first: totalCents - rest * i, rest };
   });
 }

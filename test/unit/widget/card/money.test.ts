@@ -50,6 +50,15 @@ describe('installmentOptions', () => {
     ]);
   });
 
+  it('each option is the split of the total: the first carries the remainder', () => {
+    for (const total of [0, 1, 2, 11, 12, 13, 99, 100, 101, 4990, 10001, 123457]) {
+      for (const option of installmentOptions(total, 12)) {
+        const parts = splitInstallments(total, option.count);
+        expect(option).toEqual({ count: option.count, first: parts[0], rest: parts.at(-1) });
+      }
+    }
+  });
+
   it('never makes an installment below one cent', () => {
     expect(installmentOptions(3, 12)).toHaveLength(3);
     expect(installmentOptions(500, 0)).toHaveLength(1);
