@@ -16,7 +16,7 @@ import { detectBrand, securityCodeLength } from '../card/brand';
 import type { Messages } from '../i18n/messages';
 import { plural } from '../i18n/messages';
 import type { Locale, Theme } from '../protocol/constants';
-import { resolveLocale, sessionIdFromSecret } from '../protocol/constants';
+import { resolveLocale } from '../protocol/constants';
 import type { FieldName, FrameToHostMessage, HostToFrameMessage } from '../protocol/messages';
 import { isHostToFrameMessage, sanitizeTheme } from '../protocol/messages';
 import type { CardFormView } from './card-form.view';
@@ -157,7 +157,8 @@ export class CardForm extends LitElement implements CardFormView {
         break;
       case 'renew':
         // A new session of the same page after this one expired: what was typed stays.
-        if (this.flow.status === 'ended' && sessionIdFromSecret(message.clientSecret)) {
+        if (this.flow.status === 'ended') {
+          // Null for what is not a client secret.
           const api = window.cardFormBoot?.createApi(message.clientSecret);
           if (api) this.flow.connect(api);
         }
