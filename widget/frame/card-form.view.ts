@@ -11,7 +11,6 @@ import { formatBRL, installmentOptions } from '../card/money';
 import type { Messages } from '../i18n/messages';
 import { fmt } from '../i18n/messages';
 import type { FieldName } from '../protocol/messages';
-import type { FieldSpec } from './fields';
 import { FIELDS } from './fields';
 import type { FormValues } from './form-model';
 import { installmentText } from './installments';
@@ -67,7 +66,7 @@ function body(v: CardFormView): TemplateResult | typeof nothing {
 }
 
 /** A brand's mark, a symbol of the form's sprite, named for assistive technology. */
-function mark(v: CardFormView, brand: CardBrand, label: string, id?: string): TemplateResult {
+function mark(brand: CardBrand, label: string, id?: string): TemplateResult {
   return html`<svg
     class="mark"
     viewBox="0 0 32 20"
@@ -80,16 +79,17 @@ function mark(v: CardFormView, brand: CardBrand, label: string, id?: string): Te
   </svg>`;
 }
 
-function field(v: CardFormView, f: FieldSpec, busy: boolean): TemplateResult {
+function field(v: CardFormView, name: FieldName, busy: boolean): TemplateResult {
   const { m, brand } = v;
-  const error = v.shownError(f.name);
+  const f = FIELDS[name];
+  const error = v.shownError(name);
   const hint = f.hint?.(m, brand);
-  const describedBy = `${f.name}-error${hint ? ` ${f.name}-hint` : ''}${
-    f.name === 'cardNumber' && brand ? ' cardNumber-brand' : ''
+  const describedBy = `${name}-error${hint ? ` ${name}-hint` : ''}${
+    name === 'cardNumber' && brand ? ' cardNumber-brand' : ''
   }`;
   const input = html`<input
-    id=${f.name}
-    name=${f.name}
+    id=${name}
+    name=${name}
     type="text"
     inputmode=${f.numeric ? 'numeric' : nothing}
     autocomplete=${f.autocomplete}
@@ -101,21 +101,21 @@ function field(v: CardFormView, f: FieldSpec, busy: boolean): TemplateResult {
     ?required=${!f.optional}
     aria-invalid=${!!error}
     aria-describedby=${describedBy}
-    .value=${v.values[f.name]}
+    .value=${v.values[name]}
     ?disabled=${busy}
     @input=${v.onInput}
   />`;
   return html`<div class="field">
-    <label for=${f.name}>${m[f.name]}${f.optional ? ` (${m.optional})` : ''}</label>
+    <label for=${name}>${m[name]}${f.optional ? ` (${m.optional})` : ''}</label>
     ${
-      f.name === 'cardNumber'
+      name === 'cardNumber'
         ? html`<div class="with-mark">
-            ${input}${brand ? mark(v, brand, fmt(m.cardBrand, brandName(brand)), 'cardNumber-brand') : nothing}
+            ${input}${brand ? mark(brand, fmt(m.cardBrand, brandName(brand)), 'cardNumber-brand') : nothing}
           </div>`
         : input
     }
-    ${hint ? html`<span class="hint" id="${f.name}-hint">${hint}</span>` : nothing}
-    <p class="error" id="${f.name}-error">${error}</p>
+    ${hint ? html`<span class="hint" id="${name}-hint">${hint}</span>` : nothing}
+    <p class="error" id="${name}-error">${error}</p>
   </div>`;
 }
 
@@ -178,14 +178,12 @@ function form(v: CardFormView, session: PublicSession | null): TemplateResult {
       <ul class="brands" aria-label=${m.acceptedBrands}>
         ${CARD_BRANDS.map(
           (b) =>
-            html`<li class=${v.brand && v.brand !== b ? 'off' : ''}>
-              ${mark(v, b, brandName(b))}
-            </li>`,
+            html`<li class=${v.brand && v.brand !== b ? 'off' : ''}>${mark(b, brandName(b))}</li>`,
         )}
       </ul>
-      ${field(v, FIELDS.cardNumber, busy)} ${field(v, FIELDS.cardholderName, busy)}
-      <div class="row">${field(v, FIELDS.expiry, busy)} ${field(v, FIELDS.securityCode, busy)}</div>
-      ${field(v, FIELDS.document, busy)}
+      ${field(v, 'cardNumber', busy)} ${field(v, 'cardholderName', busy)}
+      <div class="row">${field(v, 'expiry', busy)} ${field(v, 'securityCode', busy)}</div>
+      ${field(v, 'document', busy)}
       ${
         showInstallments && session
           ? html`<div class="field">

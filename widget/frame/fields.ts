@@ -13,9 +13,8 @@ import { fmt } from '../i18n/messages';
 import type { FieldName } from '../protocol/messages';
 import { NAME_MAX } from './form-model';
 
+/** A text input's spec; its name (`FIELDS`' key) is also the key of its label in the messages. */
 export interface FieldSpec {
-  /** Also the key of its label in the messages. */
-  name: FieldName;
   autocomplete: string;
   numeric?: true;
   /** Upper case as typed (the name on the card). */
@@ -33,7 +32,6 @@ export interface FieldSpec {
 
 export const FIELDS: Record<FieldName, FieldSpec> = {
   cardNumber: {
-    name: 'cardNumber',
     autocomplete: 'cc-number',
     numeric: true,
     placeholder: (m) => m.cardNumberPlaceholder,
@@ -49,13 +47,11 @@ export const FIELDS: Record<FieldName, FieldSpec> = {
     complete: isCardNumberComplete,
   },
   cardholderName: {
-    name: 'cardholderName',
     autocomplete: 'cc-name',
     caps: true,
     maxLength: () => NAME_MAX,
   },
   expiry: {
-    name: 'expiry',
     autocomplete: 'cc-exp',
     numeric: true,
     maxLength: () => 7,
@@ -64,7 +60,6 @@ export const FIELDS: Record<FieldName, FieldSpec> = {
     complete: (value) => isExpiryComplete(value),
   },
   securityCode: {
-    name: 'securityCode',
     autocomplete: 'cc-csc',
     numeric: true,
     maxLength: securityCodeLength,
@@ -76,7 +71,6 @@ export const FIELDS: Record<FieldName, FieldSpec> = {
       (input.value = input.value.replace(/\D/g, '').slice(0, securityCodeLength(brand))),
   },
   document: {
-    name: 'document',
     autocomplete: 'off',
     numeric: true,
     optional: true,

@@ -206,9 +206,7 @@ export class PaymentController implements ReactiveController {
     if (!res.ok) {
       this.#set('unavailable');
       this.#announce(
-        [401, 404, 410].includes(res.status)
-          ? this.host.m.failures.session_expired
-          : this.host.m.sessionUnavailable,
+        gone(res.status) ? this.host.m.failures.session_expired : this.host.m.sessionUnavailable,
       );
       return;
     }

@@ -412,6 +412,28 @@ describe('the card key', () => {
   });
 });
 
+describe('a session that cannot be read at load', () => {
+  const m = messagesFor('en');
+  it.each([
+    [401, m.failures.session_expired],
+    [404, m.failures.session_expired],
+    [410, m.failures.session_expired],
+    [500, m.sessionUnavailable],
+    [0, m.sessionUnavailable],
+  ])('answered %i: the form says why, and is not drawn', async (status, text) => {
+    const { flow } = harness([]);
+    await vi.advanceTimersByTimeAsync(100);
+    const api = {
+      session: () => Promise.resolve({ ok: false, status, body: null }),
+      publicKey: () => Promise.resolve({ ok: false, status, body: null }),
+    } as unknown as CheckoutApi;
+    flow.connect(api);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(flow.status).toBe('unavailable');
+    expect(flow.notice).toBe(text);
+  });
+});
+
 describe('a bank step left waiting, with the card key unreadable', () => {
   it('reads the session again, backing off, not every half second', async () => {
     const session = {
