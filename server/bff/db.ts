@@ -124,6 +124,20 @@ export interface BffDb {
     seen: number;
     updated_at: string;
   };
+  /**
+   * Where the resolver's unfinished proof of a plan's subscription attempts stands
+   * (payments/plan-proof.ts): the order numbers it looks for, those found (id and creation
+   * date, JSON), the last page read, when, and a hash of the plans its name search spans.
+   */
+  bff_plan_proofs: {
+    plan_id: string;
+    wanted_json: string;
+    found_json: string;
+    pages: number;
+    seen: number;
+    spans_hash: string | null;
+    read_at: string;
+  };
 }
 
 export type BffKysely = Kysely<BffDb>;
@@ -419,6 +433,22 @@ export const bffMigrations: Migration[] = [
         .addColumn('pages', 'integer', (c) => c.notNull())
         .addColumn('seen', 'integer', (c) => c.notNull())
         .addColumn('updated_at', 'varchar(40)', (c) => c.notNull())
+        .execute();
+    },
+  },
+  {
+    name: 'bff_0018_plan_proofs',
+    async up(db) {
+      // Kept per process before: a restart or a new leader proved a big plan from page 1 again.
+      await db.schema
+        .createTable('bff_plan_proofs')
+        .addColumn('plan_id', 'varchar(36)', (c) => c.primaryKey())
+        .addColumn('wanted_json', 'text', (c) => c.notNull())
+        .addColumn('found_json', 'text', (c) => c.notNull())
+        .addColumn('pages', 'integer', (c) => c.notNull())
+        .addColumn('seen', 'integer', (c) => c.notNull())
+        .addColumn('spans_hash', 'varchar(64)')
+        .addColumn('read_at', 'varchar(40)', (c) => c.notNull())
         .execute();
     },
   },

@@ -4,6 +4,7 @@ import { eventDeliveryOf } from './events/delivery';
 import { pruneIdempotencyKeys } from './idempotency';
 import { acquireLease, releaseLease } from './leases';
 import { pruneDueDayReads } from './payments/first-billing-search';
+import { prunePlanProofs } from './payments/plan-proof';
 import {
   resolveUnknownAttempts,
   type ResolveOptions,
@@ -92,6 +93,7 @@ async function maintenanceWork(
     'payment.resolve_failed',
   );
   await step(pruneDueDayReads(ctx.db), 'due-day search prune failed');
+  await step(prunePlanProofs(ctx.db), 'plan proof prune failed');
   await step(pruneIdempotencyKeys(ctx.db, ctx.clock.now()), 'idempotency prune failed');
   await step(endStaleChallenges(ctx), 'challenge timeouts failed');
   await step(expireDueSessions(ctx), 'session expiry failed');

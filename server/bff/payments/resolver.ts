@@ -1,5 +1,5 @@
 import { MS } from '../../lib/clock';
-import type { Billing, ConcilSummaryRow, Subscription } from '../../gateway/schemas';
+import type { Billing, ConcilSummaryRow } from '../../gateway/schemas';
 import { reaisToCents } from '../../gateway/money';
 import type { PayResult } from '../checkout-api';
 import type { BffContext } from '../context';
@@ -13,10 +13,11 @@ import {
   type DueDaySearch,
 } from './first-billing-search';
 import { linkSaleToAttempt } from './ledger-link';
+import { planListing, type PlanListing } from './plan-proof';
 import { classifyGatewayError } from './outcomes';
 import { planHasTrial, settleSubscription } from './subscribe';
 import { transitionSession } from '../sessions/transition';
-import { firstBillingOf, readPages, type PagesRead } from '../subscriptions/service';
+import { firstBillingOf } from '../subscriptions/service';
 
 /** Options of the unknown-attempt resolver (DESIGN §4: a timeout after sending, a crash). */
 export interface ResolveOptions {
@@ -251,9 +252,6 @@ async function declareNotHappened(ctx: BffContext, attemptId: string, sessionId:
 /** Billings and subscriptions read per search page, and pages a round reads at most. */
 const PAGE = 100;
 const MAX_PAGES = 3;
-/** Pages of a plan's subscriptions read before an attempt is declared not to have happened. */
-const PROOF_PAGES = 50;
-
 /** Pages of a day's billings read per round for a first billing not among the newest. */
 const DUE_DAY_PAGES = 10;
 
@@ -331,115 +329,6 @@ async function knownSubscription(
   if (!id) return undefined;
   const sub = await ctx.gateway.getSubscription(id, { timeoutMs: 10_000 });
   return { id: sub.id, createdDate: sub.createdDate, first: null };
-}
-
-/**
- * The proof for a plan's attempts: the subscriptions of the plan read so far, newest first,
- * looking for the order numbers of the attempts whose calls had ended when it began
- * (`wanted`). Read to its end (`complete`), an order number not found did not happen. A plan
- * too big for one round is read on from where it stood in later rounds: subscriptions made
- * since push the others down, so nothing that was there when it began is skipped, and a
- * subscription made after it began is not wanted.
- */
-interface PlanListing extends PagesRead {
-  wanted: ReadonlySet<string>;
-  found: Map<string, Subscription>;
-  /** When the last pages were read. */
-  at: number;
-  /** The plans the name search spans (`plansSpanned`) when the pages were read. */
-  spans: string | null;
-}
-
-/** How long a plan too big to read in one round waits before its next pages are read. */
-const PROOF_RESUME_MS = 10 * MS.minute;
-/** The proofs under way, per process: a restart (or a new leader) begins them again. */
-const partialListings = new WeakMap<BffContext, Map<string, PlanListing>>();
-
-/**
- * The proof for the attempts of a plan (`PlanListing`), read `maxPages` pages further at most
- * once per round, and every `PROOF_RESUME_MS` while it is not complete (`payment.unproven` in
- * the log each time). The search filters by plan name, so it asks for the plan's name now (a
- * merchant may have renamed it) and keeps that plan's subscriptions only.
- */
-async function planListing(
-  ctx: BffContext,
-  planId: string,
-  wanted: () => Set<string>,
-  round: Map<string, PlanListing>,
-  maxPages = PROOF_PAGES,
-  now: Date,
-): Promise<PlanListing> {
-  const known = round.get(planId);
-  if (known) return known;
-  const partial = partialListings.get(ctx) ?? new Map<string, PlanListing>();
-  partialListings.set(ctx, partial);
-  const listing: PlanListing = partial.get(planId) ?? {
-    wanted: wanted(),
-    found: new Map(),
-    complete: false,
-    pages: 0,
-    seen: 0,
-    at: 0,
-    spans: null,
-  };
-  round.set(planId, listing);
-  if (listing.pages > 0 && now.getTime() - listing.at < PROOF_RESUME_MS) return listing;
-  const { name: planName } = await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 });
-  // A plan renamed since the last pages (this one, or another whose name held this one's)
-  // takes subscriptions out of the listing: the rest move up, past pages read. Begin again.
-  const spans = await plansSpanned(ctx, planName);
-  if (spans === null || spans !== listing.spans) Object.assign(listing, { pages: 0, seen: 0 });
-  listing.spans = spans;
-  const read = await readPages(
-    (page) =>
-      ctx.gateway.searchSubscriptions(
-        { planName, orderBy: '-createdDate', page, limit: PAGE },
-        { timeoutMs: 10_000 },
-      ),
-    maxPages,
-    (items) => {
-      // A name search may also answer other plans whose names contain this one's.
-      for (const sub of items) {
-        if (sub.plan.id === planId && listing.wanted.has(sub.orderNumber)) {
-          listing.found.set(sub.orderNumber, sub);
-        }
-      }
-      return listing.found.size === listing.wanted.size;
-    },
-    listing,
-  );
-  Object.assign(listing, read, { at: now.getTime() });
-  // Every wanted one found proves as much as the whole listing.
-  if (listing.found.size === listing.wanted.size) listing.complete = true;
-  if (listing.complete) {
-    partial.delete(planId);
-  } else {
-    partial.set(planId, listing);
-    ctx.logger.warn(
-      { event: 'payment.unproven', planId, pages: listing.pages },
-      'a plan has more subscriptions than one round reads: its attempts with no answer stay ' +
-        'unknown while the rest are read, 10 minutes apart',
-    );
-  }
-  return listing;
-}
-
-/**
- * The plans a subscription search by `planName` spans: the name, and the ids of the plans
- * whose names contain it (the plan search matches names as the subscription search does).
- * Null past 10 pages of plans: too many to tell, so a proof begins again each time.
- */
-async function plansSpanned(ctx: BffContext, planName: string): Promise<string | null> {
-  const ids: string[] = [];
-  const { complete } = await readPages(
-    (page) => ctx.gateway.searchPlans({ name: planName, page, limit: PAGE }, { timeoutMs: 10_000 }),
-    10,
-    (items) => {
-      for (const plan of items) ids.push(plan.id);
-      return false;
-    },
-  );
-  return complete ? [planName, ...ids.sort()].join('\n') : null;
 }
 
 /**
