@@ -138,7 +138,9 @@ export async function startBff(env: BffEnv, opts: StartBffOptions = {}): Promise
       },
     };
   } catch (err) {
-    // A failed listen (the port in use): the round it started must not run on.
+    // A failed listen (the port in use): the round it started, and the event delivery that
+    // resumed at mounting, must not run on.
+    if (bffCtx) eventDeliveryOf(bffCtx)?.stop();
     await stopResolver?.(env.stopGraceMs);
     if (bffCtx) await inboxStopped(bffCtx, env.stopGraceMs, logger);
     await store.close();

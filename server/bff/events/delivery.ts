@@ -117,6 +117,18 @@ export class EventDelivery {
   }
 
   /**
+   * Picks up what a stopped process left (mounting): the retries due now are sent, and the
+   * timer is armed for the next one. Refusals are rows, the timer that waits for their retry
+   * is not: without this, a BFF started again waited for a kick (a maintenance round, none
+   * when `BFF_RESOLVE_INTERVAL_MS=0`; a new event) however long the retry had been due.
+   */
+  resume(): void {
+    if (!this.signer || this.stopped) return;
+    this.kick();
+    this.wakeForNextRetry();
+  }
+
+  /**
    * Stops sending (shutdown): nothing new starts. A delivery in flight is not waited for: if
    * its answer cannot be recorded, its claim lapses and it is sent again (same `webhook-id`).
    */
@@ -427,6 +439,7 @@ export function mountEventDelivery(ctx: BffContext): EventDelivery {
   deliveries.set(ctx.db, d);
   // Copied along when a step makes `{ ...ctx, db: trx }` (atomically), so it still finds it.
   Object.defineProperty(ctx, DELIVERY, { value: d, enumerable: true });
+  d.resume();
   return d;
 }
 
