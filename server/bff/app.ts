@@ -75,6 +75,7 @@ export async function createBffApp(deps: BffDeps): Promise<Bff> {
     ),
     rateLimits: deps.rateLimits ?? storeRateLimits(deps.db),
     publicKey: createPublicKeyCache({
+      db: deps.db,
       gateway: deps.gateway,
       clock,
       ttlMs: config.publicKeyTtlMs,

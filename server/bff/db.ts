@@ -138,6 +138,14 @@ export interface BffDb {
     spans_hash: string | null;
     read_at: string;
   };
+  /**
+   * How many times an instance dropped the gateway's card key (a ciphertext refused, as after
+   * a rotation: routes/public-key.ts), so that every instance reads it again. One row.
+   */
+  bff_card_key: {
+    name: string;
+    drops: number;
+  };
 }
 
 export type BffKysely = Kysely<BffDb>;
@@ -449,6 +457,17 @@ export const bffMigrations: Migration[] = [
         .addColumn('seen', 'integer', (c) => c.notNull())
         .addColumn('spans_hash', 'varchar(64)')
         .addColumn('read_at', 'varchar(40)', (c) => c.notNull())
+        .execute();
+    },
+  },
+  {
+    name: 'bff_0019_card_key_drops',
+    async up(db) {
+      // A refused ciphertext dropped the card key of one process: the others handed it out.
+      await db.schema
+        .createTable('bff_card_key')
+        .addColumn('name', 'varchar(20)', (c) => c.primaryKey())
+        .addColumn('drops', 'integer', (c) => c.notNull())
         .execute();
     },
   },

@@ -1,4 +1,10 @@
-import { constants, publicEncrypt, randomBytes, randomUUID } from 'node:crypto';
+import {
+  constants,
+  generateKeyPairSync,
+  publicEncrypt,
+  randomBytes,
+  randomUUID,
+} from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { ApiError } from '../../contract/events';
@@ -120,6 +126,21 @@ export function encryptWithKey(pem: string, number: string, securityCode = '123'
     { key: pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
     Buffer.from(plaintext, 'utf8'),
   ).toString('base64');
+}
+
+/**
+ * A credit pay of the session whose card is encrypted with a key the gateway does not hold
+ * (as after a key rotation): the gateway cannot open it.
+ */
+export async function payWithAnotherKey(t: TestBff, secret: string) {
+  const number = '4000000000002701';
+  const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const body = await t.payBody(secret, number, {
+    method: 'credit',
+    encryptedCard: encryptWithKey(pem, number),
+  });
+  return t.pay(secret, body);
 }
 
 /** A store URL for one test BFF: a fresh PostgreSQL schema, or SQLite in memory. */

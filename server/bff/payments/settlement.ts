@@ -159,7 +159,7 @@ export async function settleError(
   err: unknown,
   log: Logger,
 ): Promise<PayResult> {
-  dropKeyOnRefusedCiphertext(ctx, err, log);
+  await dropKeyOnRefusedCiphertext(ctx, err, log);
   const failure = classifyMoneyCallError(err);
   if (!failure) {
     // A bug, not a gateway answer. The request may have left: the outcome is unknown.
@@ -220,10 +220,20 @@ async function refusedForThePlan(
  * The gateway could not open the card's ciphertext: perhaps it was made with a key it has
  * rotated since. The cached key is dropped so the next frame load encrypts with the new one.
  */
-export function dropKeyOnRefusedCiphertext(ctx: BffContext, err: unknown, log: Logger): void {
+export async function dropKeyOnRefusedCiphertext(
+  ctx: BffContext,
+  err: unknown,
+  log: Logger,
+): Promise<void> {
   if (!refusesCiphertext(err)) return;
   log.warn({ event: 'checkout.ciphertext_refused' }, 'card ciphertext refused: key cache dropped');
-  ctx.publicKey.drop();
+  // This process's copy is gone already; the other instances learn of it through the store.
+  await ctx.publicKey.drop().catch((e: unknown) => {
+    log.warn(
+      { event: 'checkout.key_drop_unshared', err: { message: (e as Error).message } },
+      'the card key drop could not be told to the other instances: theirs expire on time',
+    );
+  });
 }
 
 export async function settle(

@@ -44,7 +44,7 @@ export async function subscribe(
     ));
   } catch (err) {
     // Keeping a card charges nothing: a failure here certainly moved no money.
-    dropKeyOnRefusedCiphertext(ctx, err, log);
+    await dropKeyOnRefusedCiphertext(ctx, err, log);
     const failure = classifyGatewayError(err);
     if (!failure) {
       await settle(ctx, row, attemptId, { kind: 'unavailable' }, log);

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BffDb } from '../../../server/bff/db';
 import {
   MAINTENANCE_LEASE,
@@ -10,7 +10,7 @@ import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
 import { inboxDb, receivedRow } from '../../../server/bff/webhooks/store';
 import { openDb } from '../../../server/lib/db';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
-import { startBff, testDbUrl, type TestBff } from '../../support/bff';
+import { payWithAnotherKey, startBff, testDbUrl, type TestBff } from '../../support/bff';
 import { seedSessionWithAttempt } from '../../support/store-rows';
 
 // Two BFF instances on one store (issue 13 §1): work that must happen once happens once.
@@ -322,4 +322,34 @@ describe('storing notices with two instances', () => {
       expect(rows.every((r) => Number(r.duplicates) === 1 && Number(r.conflict) === 0)).toBe(true);
     });
   }
+});
+
+describe('the card public key with two instances', () => {
+  it('a ciphertext refused on one instance makes the other read the key again too', async () => {
+    const s = await a.createSession();
+    const keyOf = (t: TestBff) => t.frame(s.clientSecret, 'GET', '/checkout/api/public-key');
+    // Both instances hold the key (a frame load on each).
+    for (const t of [a, b]) expect((await keyOf(t)).status).toBe(200);
+    const readByB = vi.spyOn(b.bff.ctx.gateway, 'getPublicKey');
+    try {
+      expect((await keyOf(b)).status).toBe(200);
+      expect(readByB).not.toHaveBeenCalled();
+
+      // A pay on A with a ciphertext the gateway cannot open (as after a key rotation), in a
+      // rate-limit window of its own (the test above used this client's up).
+      a.clock.advance(120_000);
+      const res = await payWithAnotherKey(a, s.clientSecret);
+      expect(res.body).toMatchObject({ status: 'failed', error: { code: 'invalid_card' } });
+
+      // The shopper's frame reads the key again, through B this time: B asks the gateway
+      // rather than hand out the key A found refused (and cost the shopper another attempt).
+      expect((await keyOf(b)).status).toBe(200);
+      expect(readByB).toHaveBeenCalledTimes(1);
+      // Read once: B's new copy stands until the next refusal.
+      expect((await keyOf(b)).status).toBe(200);
+      expect(readByB).toHaveBeenCalledTimes(1);
+    } finally {
+      readByB.mockRestore();
+    }
+  });
 });

@@ -1,7 +1,6 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PayResult } from '../../../server/bff/checkout-api';
-import { encryptWithKey, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
+import { payWithAnotherKey, MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
 
 // A 4xx of the gateway that is no judgment of the card (a rate limit, an IP allowlist, a
 // misrouted URL) must not tell the shopper "check the card details" nor use up an attempt.
@@ -99,16 +98,7 @@ describe('a ciphertext the gateway cannot open', () => {
     expect(getPublicKey).not.toHaveBeenCalled();
 
     // Made with a key the gateway does not hold (as after a rotation).
-    const { publicKey: other } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const stale = encryptWithKey(
-      other.export({ type: 'spki', format: 'pem' }).toString(),
-      '4000000000002701',
-    );
-    const body = await t.payBody(s.clientSecret, '4000000000002701', {
-      method: 'credit',
-      encryptedCard: stale,
-    });
-    const res = await t.pay(s.clientSecret, body);
+    const res = await payWithAnotherKey(t, s.clientSecret);
     expect(res.body).toMatchObject({ status: 'failed', error: { code: 'invalid_card' } });
 
     const fresh = await t.frame(s.clientSecret, 'GET', '/checkout/api/public-key');
