@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateSessionBody } from '../contract/checkout';
 import type { Cart, CartCheckout, CartLine } from './cart';
-import type { MerchantClient } from './merchant-client';
+import { refusedForGood, type MerchantClient } from './merchant-client';
 
 /** Session states after which no payment can happen in it any more. */
 const ENDED = new Set(['succeeded', 'failed', 'expired']);
@@ -96,7 +96,9 @@ export async function openCartCheckout(
   const creating = (cart.creating ??= { key: `demo-${randomUUID()}`, body: body() });
   creating.promise ??= merchant.createSession(creating.body, creating.key).then((created) => {
     if (!created.ok) {
-      // The next try sends the same key and body: if the BFF did create it, it answers it.
+      // Refused for good: the next try starts over, its body made again. Otherwise it sends
+      // the same key and body: if the BFF did create it, it answers it.
+      if (refusedForGood(created.status) && cart.creating === creating) delete cart.creating;
       delete creating.promise;
       return { kind: 'error', status: created.status } as const;
     }

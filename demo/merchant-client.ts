@@ -43,6 +43,16 @@ export type MerchantSession = z.infer<typeof MerchantSessionSchema>;
 export type MerchantResult<T> =
   { ok: true; value: T } | { ok: false; status: number; error: string };
 
+/**
+ * Whether the BFF refused a creation for good: a 4xx made nothing, and the BFF keeps that
+ * answer for its `Idempotency-Key`, so a retry must start over with a new key and a body made
+ * again. Not a 409 (the key's first request still running), 408 or 429 (sent again as is),
+ * nor a 5xx or no answer at all (it may have been made: the retry keeps key and body).
+ */
+export function refusedForGood(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429;
+}
+
 export interface MerchantClient {
   /** With an `Idempotency-Key`, a retry of a lost answer gets the same session back. */
   createSession(

@@ -9,7 +9,7 @@ import { silentLogger } from '../server/lib/logging';
 import { formatBrl } from './catalog';
 import type { CartCheckout, CartLine } from './cart';
 import { checkoutState } from './checkout-session';
-import { createMerchantClient } from './merchant-client';
+import { createMerchantClient, refusedForGood } from './merchant-client';
 import { checkoutHead, checkoutPage, layout, type ConsoleSection } from './views';
 import { widgetScriptResolver } from './widget-script';
 
@@ -279,7 +279,12 @@ export function subscriptionDemo(opts: {
       const created = creating.body && (await merchant.createSession(creating.body, creating.key));
       if (!created?.ok) {
         if (created) logger.error({ status: created.status }, 'subscription session not created');
-        // The next try sends the same key and body: if the BFF did create it, it answers it.
+        // Refused for good (the plan replaced meanwhile, say): the next try starts over, with
+        // the plan sold then. Otherwise it sends the same key and body: if the BFF did create
+        // it, it answers it.
+        if (created && refusedForGood(created.status) && browser.creating === creating) {
+          delete browser.creating;
+        }
         delete creating.promise;
         return 'error';
       }

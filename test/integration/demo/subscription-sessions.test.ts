@@ -34,10 +34,17 @@ interface Creation {
 function storefront() {
   const creations: Creation[] = [];
   let loseNext = false;
+  let unreachable = false;
   const fetchVia = async (input: string | URL | Request, init?: RequestInit) => {
     const req = new Request(input, init);
+    const creation = req.method === 'POST' && new URL(req.url).pathname === '/v1/checkout-sessions';
+    if (creation && unreachable) {
+      unreachable = false;
+      // The BFF could not be reached: nothing was made.
+      throw new TypeError('fetch failed');
+    }
     const res = await fetch(req);
-    if (req.method !== 'POST' || new URL(req.url).pathname !== '/v1/checkout-sessions') return res;
+    if (!creation) return res;
     const body = (await res.clone().json()) as { id: string; clientSecret: string };
     creations.push({
       key: req.headers.get('idempotency-key'),
@@ -78,7 +85,12 @@ function storefront() {
     };
     return { assinar, paying };
   };
-  return { creations, browser, loseNext: () => (loseNext = true) };
+  return {
+    creations,
+    browser,
+    loseNext: () => (loseNext = true),
+    unreachableNext: () => (unreachable = true),
+  };
 }
 
 describe('the storefront’s plan sessions', () => {
@@ -120,5 +132,44 @@ describe('the storefront’s plan sessions', () => {
     expect(second.replayed).toBe(false);
     expect(second.key).not.toBe(first.key);
     expect(second.id).not.toBe(first.id);
+  });
+
+  it('a creation the BFF refused starts over: a plan replaced meanwhile is the one asked for', async () => {
+    const s = storefront();
+    const b = await s.browser();
+    s.unreachableNext();
+    expect(await b.assinar()).toBe(502);
+    // The operator replaces the plan: the old one inactive, a new one what the store sells.
+    const old = planId;
+    const off = await t.sandbox.call('POST', `/v1/recurrences/plans/${old}/status`, {
+      body: { status: 'Inactive' },
+    });
+    expect(off.status).toBe(200);
+    const res = await t.sandbox.call('POST', '/v1/recurrences/plans', {
+      body: {
+        name: 'Clube do Café — mensal 2',
+        description: 'café',
+        amount: 39.9,
+        planType: 'Monthly',
+        paymentMethod: 'CreditCard',
+      },
+    });
+    expect(res.status).toBe(200);
+    planId = res.body as string;
+    try {
+      // The body kept for the retry names the old plan: refused (400), and final for its key.
+      expect(await b.assinar()).toBe(502);
+      expect(s.creations.map((c) => c.status)).toEqual([400]);
+      // The next try is a new creation, of the plan sold now.
+      expect(await b.assinar()).toBe(303);
+      expect(s.creations.map((c) => c.status)).toEqual([400, 201]);
+      expect(s.creations[1]!.key).not.toBe(s.creations[0]!.key);
+      expect(await b.paying()).toBe(s.creations[1]!.clientSecret);
+    } finally {
+      planId = old;
+      await t.sandbox.call('POST', `/v1/recurrences/plans/${old}/status`, {
+        body: { status: 'Active' },
+      });
+    }
   });
 });

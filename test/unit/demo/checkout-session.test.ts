@@ -14,6 +14,7 @@ function fakeMerchant() {
   const statuses = new Map<string, string>();
   let n = 0;
   let failNext = 0;
+  let failStatus = 0;
   // Set by a test: the next creation is answered only once released.
   let held: Promise<void> | undefined;
   const holdNextCreate = () => {
@@ -28,7 +29,7 @@ function fakeMerchant() {
       await wait;
       if (failNext > 0) {
         failNext -= 1;
-        return { ok: false, status: 0, error: 'BFF unreachable' };
+        return { ok: false, status: failStatus, error: 'BFF unreachable or refusing' };
       }
       n += 1;
       const id = `cs_${n}`;
@@ -63,7 +64,12 @@ function fakeMerchant() {
       return { ok: true, value: { id, status: 'expired' } };
     }),
   };
-  return { merchant, createSession, statuses, holdNextCreate, failOnce: () => (failNext = 1) };
+  /** The next creation answers `status` (0: no answer at all), having made nothing. */
+  const failOnce = (status = 0) => {
+    failNext = 1;
+    failStatus = status;
+  };
+  return { merchant, createSession, statuses, holdNextCreate, failOnce };
 }
 
 function cartWith(store: CartStore) {
@@ -99,6 +105,26 @@ describe('one cart, one open session', () => {
     expect(first![1]).toMatch(/^demo-/);
     expect(second![1]).toBe(first![1]);
     expect(second![0]).toBe(first![0]);
+  });
+
+  it('a refusal is final for its key: the next try has a new key and a body made again', async () => {
+    const f = fakeMerchant();
+    const cart = cartWith(new CartStore());
+    let made = 0;
+    const counted = () => ({ ...body(), metadata: { made: String(++made) } });
+    for (const status of [409, 429, 503]) {
+      f.failOnce(status);
+      expect((await openCartCheckout(f.merchant, cart, counted)).kind).toBe('error');
+    }
+    f.failOnce(400);
+    expect((await openCartCheckout(f.merchant, cart, counted)).kind).toBe('error');
+    expect((await openCartCheckout(f.merchant, cart, counted)).kind).toBe('open');
+    const calls = f.createSession.mock.calls;
+    // Kept through "still running", "too many" and a 5xx; started over after the 400.
+    expect(new Set(calls.slice(0, 4).map((c) => c[1])).size).toBe(1);
+    expect(calls.slice(0, 4).every((c) => c[0] === calls[0]![0])).toBe(true);
+    expect(calls[4]![1]).not.toBe(calls[3]![1]);
+    expect(calls[4]![0]).toEqual({ ...body(), metadata: { made: '2' } });
   });
 
   it('a new session once the old one ended, or the cart changed', async () => {
