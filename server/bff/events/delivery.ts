@@ -2,7 +2,14 @@ import { Webhook } from 'standardwebhooks';
 import { MS } from '../../lib/clock';
 import { exchange, keepAliveAgents, type KeepAliveAgents } from '../../lib/http-exchange';
 import type { BffContext } from '../context';
-import { claimEventQuery, dueEventsQuery, eventsDb, nextRetryQuery, type EventRow } from './store';
+import {
+  claimEventQuery,
+  claimLapseQuery,
+  dueEventsQuery,
+  eventsDb,
+  nextRetryQuery,
+  type EventRow,
+} from './store';
 
 /**
  * Pause after each failed attempt of a series (Stripe-like); past the last, every 12 h. The
@@ -268,7 +275,10 @@ export class EventDelivery {
     this.timer.unref();
   }
 
-  /** Reads when the earliest retry after now is due, and wakes for it (`wakeAt`). */
+  /**
+   * Reads when the earliest retry after now is due, or the earliest claim on an event due now
+   * lapses (a process killed while sending it: skipped until then), and wakes for it (`wakeAt`).
+   */
   private wakeForNextRetry(): void {
     if (this.stopped) return;
     if (this.waking) {
@@ -277,10 +287,17 @@ export class EventDelivery {
     }
     this.begin();
     const now = this.ctx.clock.now().toISOString();
-    this.waking = nextRetryQuery(this.ctx.db, now)
-      .executeTakeFirst()
-      .then((next) => {
-        if (next?.at) this.wakeAt(Date.parse(next.at));
+    this.waking = Promise.all([
+      nextRetryQuery(this.ctx.db, now).executeTakeFirst(),
+      claimLapseQuery(this.ctx.db, now).executeTakeFirst(),
+    ])
+      .then(([next, lapse]) => {
+        const at = Math.min(
+          next?.at ? Date.parse(next.at) : Infinity,
+          // A claim holds until its instant has passed.
+          lapse?.at ? Date.parse(lapse.at) + 1 : Infinity,
+        );
+        if (at < Infinity) this.wakeAt(at);
       })
       .catch(this.readFailed('the next retry'))
       .finally(() => {

@@ -93,6 +93,19 @@ export function nextRetryQuery(db: BffKysely | Kysely<unknown>, after: string) {
 }
 
 /**
+ * When the earliest live claim on an event due at `now` lapses (`at` null: none holds one):
+ * a claim a process left behind as it died (a crash, a kill) is taken over then.
+ */
+export function claimLapseQuery(db: BffKysely | Kysely<unknown>, now: string) {
+  return eventsDb(db)
+    .selectFrom('bff_events')
+    .select((eb) => eb.fn.min('claimed_until').as('at'))
+    .where('delivery_status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where('claimed_until', '>=', now);
+}
+
+/**
  * Claims a pending event for delivery until `until`: a compare-and-set on what `row` was read
  * with, so of two instances that read it only one updates it. Its claim alone is not enough:
  * recording a try clears the claim again, so another instance's send and record in between

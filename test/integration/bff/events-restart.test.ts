@@ -1,8 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { BffDb } from '../../../server/bff/db';
 import { eventDeliveryOf } from '../../../server/bff/events/delivery';
-import { findEvent, insertEvent } from '../../../server/bff/events/store';
+import { eventsDb, findEvent, insertEvent } from '../../../server/bff/events/store';
+import { BFF_MIGRATIONS } from '../../../server/bff/migrations';
 import { OffsetClock } from '../../../server/lib/clock';
+import { migrate } from '../../../server/lib/migrate';
 import { openDb, type OpenedDb } from '../../../server/lib/db';
 import { startBff, testDbUrl, type TestBff } from '../../support/bff';
 import {
@@ -86,6 +88,42 @@ describe('event retries across a restart', () => {
         );
       } finally {
         await (after ?? before).close();
+      }
+    }));
+
+  it('an event a killed BFF had claimed is sent once its claim lapses, with no kick', () =>
+    around(async ({ sandbox, receiver, store }) => {
+      await migrate(store.db, BFF_MIGRATIONS);
+      const now = new Date();
+      const id = (await insertEvent(store.db, {
+        type: 'checkout_session.expired',
+        data: { id: 'cs_killed' },
+        sessionId: 'cs_killed',
+        dedupKey: 'checkout_session.expired:cs_killed',
+        at: now,
+        deliver: true,
+      }))!;
+      // The killed process was sending it: its claim lapses 1.5 s from now.
+      await eventsDb(store.db)
+        .updateTable('bff_events')
+        .set({ claimed_until: new Date(now.getTime() + 1_500).toISOString() })
+        .where('id', '=', id)
+        .execute();
+      const bff = await startBff({
+        sandbox,
+        config: { eventsUrl: receiver.url, eventsSecret: EVENTS_SECRET },
+        deps: { db: store.db },
+      });
+      try {
+        await vi.waitFor(
+          async () => {
+            expect(await findEvent(store.db, id)).toMatchObject({ delivery_status: 'delivered' });
+          },
+          { timeout: 10_000, interval: 50 },
+        );
+        expect(receiver.requests.filter((r) => r.id === id).map((r) => r.status)).toEqual([204]);
+      } finally {
+        await bff.close();
       }
     }));
 });

@@ -4,6 +4,7 @@ import type { BffDb } from '../../../server/bff/db';
 import { BFF_MIGRATIONS } from '../../../server/bff/migrations';
 import {
   claimEventQuery,
+  claimLapseQuery,
   dueEventsQuery,
   insertEvent,
   nextRetryQuery,
@@ -193,6 +194,7 @@ describe('event delivery indexes', () => {
     for (const q of [
       dueEventsQuery(db, SEED_AT, 50).compile(),
       nextRetryQuery(db, SEED_AT).compile(),
+      claimLapseQuery(db, SEED_AT).compile(),
     ]) {
       expect(await planOf(db, q.sql, [...q.parameters])).toContain('bff_events_due');
     }
