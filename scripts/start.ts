@@ -77,7 +77,10 @@ export function ensureWidgetBuilt(opts: { root?: string; quiet?: boolean } = {})
 interface Bound {
   url: string;
   port: number;
-  /** Starts answering with the app once it is built (its URL must be known first). */
+  /**
+   * Starts answering with the app once it is built (its URL must be known first); requests
+   * that came before wait for it.
+   */
   serve(fetch: (req: Request) => Response | Promise<Response>): void;
   /**
    * New requests refused, those under way given `graceMs` (the first call's; once); with
@@ -96,8 +99,19 @@ function bind(
   host: string,
   publicHost: string,
 ): Promise<Bound> {
-  let handler: (req: Request) => Response | Promise<Response> = () =>
-    new Response('starting', { status: 503 });
+  // Until its app is built, a request waits for it (the BFF may deliver an event to the
+  // storefront that is still starting: a 503 would spend one of the event's tries); a stop
+  // before then answers it 503.
+  let built: ((req: Request) => Response | Promise<Response>) | null = null;
+  let started: (() => void)[] = [];
+  const handler = async (req: Request) => {
+    if (!built && !closed) await new Promise<void>((r) => started.push(r));
+    return built ? built(req) : new Response('stopping', { status: 503 });
+  };
+  const release = () => {
+    for (const r of started) r();
+    started = [];
+  };
   let closed: Promise<void> | null = null;
   return new Promise((done, fail) => {
     const server: ServerType = serve(
@@ -107,9 +121,14 @@ function bind(
           url: `http://${publicHost}:${info.port}`,
           port: info.port,
           serve: (fetch) => {
-            handler = fetch;
+            built = fetch;
+            release();
           },
-          close: (graceMs) => (closed ??= stopServer(graceMs)),
+          close: (graceMs) => {
+            closed ??= stopServer(graceMs);
+            release();
+            return closed;
+          },
         }),
     );
     const stopServer = httpServerStopper(server, { waitForRunning: app.waitForRunning ?? false });
