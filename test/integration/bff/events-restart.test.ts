@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { BffDb } from '../../../server/bff/db';
 import { eventDeliveryOf } from '../../../server/bff/events/delivery';
 import { eventsDb, findEvent, insertEvent } from '../../../server/bff/events/store';
+import { dueEvent } from '../../support/event-rows';
 import { BFF_MIGRATIONS } from '../../../server/bff/migrations';
 import { OffsetClock } from '../../../server/lib/clock';
 import { migrate } from '../../../server/lib/migrate';
@@ -95,14 +96,7 @@ describe('event retries across a restart', () => {
     around(async ({ sandbox, receiver, store }) => {
       await migrate(store.db, BFF_MIGRATIONS);
       const now = new Date();
-      const id = (await insertEvent(store.db, {
-        type: 'checkout_session.expired',
-        data: { id: 'cs_killed' },
-        sessionId: 'cs_killed',
-        dedupKey: 'checkout_session.expired:cs_killed',
-        at: now,
-        deliver: true,
-      }))!;
+      const id = await dueEvent(store.db, 'cs_killed', now);
       // The killed process was sending it: its claim lapses 1.5 s from now.
       await eventsDb(store.db)
         .updateTable('bff_events')

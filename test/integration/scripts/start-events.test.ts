@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startStack } from '../../../scripts/start';
 import type { BffDb } from '../../../server/bff/db';
-import { eventAttempts, eventsDb, findEvent, insertEvent } from '../../../server/bff/events/store';
+import { eventAttempts, findEvent } from '../../../server/bff/events/store';
+import { dueEvent } from '../../support/event-rows';
 import { BFF_MIGRATIONS } from '../../../server/bff/migrations';
-import { MS } from '../../../server/lib/clock';
 import { openDb } from '../../../server/lib/db';
 import { migrate } from '../../../server/lib/migrate';
 
@@ -22,24 +22,8 @@ describe('npm start: events due at start', () => {
     let id: string;
     try {
       await migrate(before.db, BFF_MIGRATIONS);
-      id = (await insertEvent(before.db, {
-        type: 'checkout_session.expired',
-        data: { id: 'cs_due_at_start' },
-        sessionId: 'cs_due_at_start',
-        dedupKey: 'checkout_session.expired:cs_due_at_start',
-        at: new Date(),
-        deliver: true,
-      }))!;
       // Its series' last try is due now: 7 refused, the first 2.9 days ago.
-      await eventsDb(before.db)
-        .updateTable('bff_events')
-        .set({
-          attempts: 7,
-          total_attempts: 7,
-          series_started_at: new Date(Date.now() - 2.9 * MS.day).toISOString(),
-        })
-        .where('id', '=', id)
-        .execute();
+      id = await dueEvent(before.db, 'cs_due_at_start', new Date(), { lastTry: true });
     } finally {
       await before.close();
     }
