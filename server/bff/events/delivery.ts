@@ -245,6 +245,8 @@ export class EventDelivery {
           },
           'an event delivery could not be recorded; it will be sent again',
         );
+        // Once its claim lapses: nothing else may come to wake this process then.
+        this.wakeForNextRetry();
       } finally {
         this.held.delete(row.id);
         if (this.skipped.delete(row.id)) this.unread = true;
@@ -360,6 +362,9 @@ export class EventDelivery {
   private async deliver(row: EventRow): Promise<boolean> {
     const until = row.claimed_until!;
     const sent = await this.send(row);
+    // Cut by this process's own stop (its sockets are destroyed): not the receiver's answer,
+    // and no try of the event's. Its claim lapses and it is sent again (same `webhook-id`).
+    if (sent.error !== null && this.stopped) return true;
     await yieldToIo();
     const now = this.ctx.clock.now();
     const failures = Number(row.attempts) + 1;

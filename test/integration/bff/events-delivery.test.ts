@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import type { EventWithDelivery, ListPage } from '../../../contract/events';
 import type { PayResult } from '../../../server/bff/checkout-api';
 import { eventDeliveryOf, GIVE_UP_AFTER_MS } from '../../../server/bff/events/delivery';
+import { eventAttempts, findEvent } from '../../../server/bff/events/store';
+import { dueEvent } from '../../support/event-rows';
 import { startBff, type TestBff } from '../../support/bff';
+import { failWrites } from '../../support/store-failures';
 import { EVENTS_SECRET, startEventReceiver } from '../../support/event-receiver';
 import {
   delivery,
@@ -163,6 +166,52 @@ describe('delivery', () => {
       await b?.close();
       await hanging.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a send cut by the BFF's own stop spends no try, not even the last one", async () => {
+    const hanging = await startEventReceiver();
+    hanging.mode = 'hang';
+    const config = { eventsUrl: hanging.url, eventsSecret: EVENTS_SECRET, eventsTimeoutMs: 60_000 };
+    const a = await startBff({ sandbox: t.sandbox, config });
+    try {
+      const id = await dueEvent(a.bff.ctx.db, 'cs_cut_by_stop', a.clock.now(), { lastTry: true });
+      const d = eventDeliveryOf(a.bff.ctx)!;
+      void d.deliverDue();
+      await until(() => hanging.arrived >= 1);
+      // The stop destroys the sockets: the send ends in a reset of our own making.
+      d.stop();
+      await d.idle();
+      expect(await findEvent(a.bff.ctx.db, id)).toMatchObject({
+        delivery_status: 'pending',
+        attempts: 7,
+      });
+      expect(await eventAttempts(a.bff.ctx.db, id)).toEqual([]);
+    } finally {
+      await a.close();
+      await hanging.close();
+    }
+  });
+
+  it('a delivery whose record failed is sent again once its claim lapses, with no kick', async () => {
+    const ok = await startEventReceiver();
+    const config = { eventsUrl: ok.url, eventsSecret: EVENTS_SECRET, eventsTimeoutMs: 500 };
+    const a = await startBff({ sandbox: t.sandbox, config });
+    const heal = await failWrites(a.bff.ctx.db, 'bff_event_attempts');
+    try {
+      const id = await dueEvent(a.bff.ctx.db, 'cs_record_failed', a.clock.now());
+      await eventDeliveryOf(a.bff.ctx)!.deliverDue();
+      // Received, but not recorded: still claimed (for twice the timeout), nothing else to come.
+      expect(ok.arrived).toBe(1);
+      expect(await findEvent(a.bff.ctx.db, id)).toMatchObject({ delivery_status: 'pending' });
+      await heal();
+      await until(async () => (await findEvent(a.bff.ctx.db, id))?.delivery_status === 'delivered');
+      // Sent again under the same webhook-id, so the receiver can tell it has it.
+      const ids = ok.requests.map((r) => r.id);
+      expect(ids).toEqual([id, id]);
+    } finally {
+      await a.close();
+      await ok.close();
     }
   });
 });
