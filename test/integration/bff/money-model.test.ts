@@ -1,0 +1,48 @@
+import fc from 'fast-check';
+import { describe, it } from 'vitest';
+import { stepCommands, type Model } from '../../support/money-commands';
+import { raceCommands } from '../../support/money-races';
+import { checkInvariants, checkNoCardData } from '../../support/money-invariants';
+import { MoneyWorld } from '../../support/money-world';
+
+// A model-based test of the money rules over the real stack: random sequences of shopper,
+// merchant, gateway and operator actions (test/support/money-commands.ts) against the BFF and
+// the sandbox, the invariants (test/support/money-invariants.ts) checked after every step and,
+// once both clocks moved a day past the last step and the resolver ran, every attempt agreeing
+// with the gateway's ledger. fast-check prints the seed and the shrunk sequence of a failure.
+
+const RUNS = Number(process.env.MONEY_MODEL_RUNS ?? 20);
+
+describe('money model', () => {
+  it('random sequences keep every charge known once to shopper, BFF and merchant', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.commands([fc.oneof(...stepCommands, ...raceCommands)], { maxCommands: 12, size: 'max' }),
+        fc.boolean(),
+        async (cmds, webhooks) => {
+          const w = await MoneyWorld.start(webhooks);
+          try {
+            await w.openSessions([10_000, 2_501]);
+            const model: Model = { sessions: 2, keys: 0 };
+            await fc.asyncModelRun(() => ({ model, real: w }), cmds);
+            await w.advance(25 * 60);
+            await checkInvariants(w, true);
+            await checkNoCardData(w);
+            if (process.env.MONEY_MODEL_TRACE) {
+              const attempts = (await w.attempts()).map((a) => `${a.status}/${a.failure_code}`);
+              console.warn(
+                `${String(cmds)}\n  sales ${(await w.ledger()).length}: ${attempts.join(' ')}`,
+              );
+            }
+          } finally {
+            await w.close();
+          }
+        },
+      ),
+      {
+        numRuns: RUNS,
+        ...(process.env.MONEY_MODEL_SEED ? { seed: Number(process.env.MONEY_MODEL_SEED) } : {}),
+      },
+    );
+  }, 600_000);
+});

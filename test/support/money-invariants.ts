@@ -1,0 +1,132 @@
+import type { LedgerSale, MoneyWorld } from './money-world';
+
+/** The money rules, checked against the sandbox and the BFF's store after every step. */
+
+const TERMINAL = new Set([
+  'checkout_session.succeeded',
+  'checkout_session.failed',
+  'checkout_session.expired',
+]);
+
+/** The attempt a ledger sale belongs to: its reference ends with the attempt id. */
+function ownerOf(sale: LedgerSale, ids: readonly string[]): string[] {
+  const ref = sale.transactionReference ?? '';
+  return ids.filter((id) => ref === id || ref.endsWith(`/${id}`));
+}
+
+function fail(what: string, detail: unknown): never {
+  throw new Error(`money invariant broken: ${what}\n${JSON.stringify(detail, null, 2)}`);
+}
+
+/**
+ * Checks every rule. `settled`: the resolver has run past its windows (and no delayed call is
+ * still at the gateway), so every attempt must agree with the sandbox.
+ */
+export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<void> {
+  const [ledger, attempts, sessions, events] = await Promise.all([
+    w.ledger(),
+    w.attempts(),
+    w.sessionRows(),
+    w.events(),
+  ]);
+  const ids = attempts.map((a) => a.id);
+  const byId = new Map(attempts.map((a) => [a.id, a]));
+  const charged = new Map<string, LedgerSale>();
+
+  // Every sale at the gateway belongs to exactly one attempt, which does not deny it.
+  for (const sale of ledger) {
+    const owners = ownerOf(sale, ids);
+    if (owners.length !== 1) fail('a sale not linked to exactly one attempt', { sale, owners });
+    const a = byId.get(owners[0]!)!;
+    charged.set(a.id, sale);
+    if (a.status === 'succeeded') {
+      if (a.nsu !== sale.nsu) fail('a succeeded attempt names another sale', { a, sale });
+    } else if (settled || !['unknown', 'challenge'].includes(a.status)) {
+      fail(`a charged attempt is ${a.status}`, { a, sale });
+    }
+    if (a.canceled_at && sale.transactionStatus !== 'C') {
+      fail('an attempt canceled that the gateway did not cancel', { a, sale });
+    }
+    // The gateway's own Canceled notification reaches the BFF when its webhooks are on.
+    if (settled && w.webhooks && sale.transactionStatus === 'C' && !a.canceled_at) {
+      fail('a payment the gateway canceled is not canceled at the BFF', { a, sale });
+    }
+  }
+
+  for (const a of attempts) {
+    if (a.status === 'succeeded' && !charged.has(a.id)) {
+      fail('a succeeded attempt with no sale at the gateway', a);
+    }
+    if (settled && ['unknown', 'challenge'].includes(a.status)) {
+      fail('an attempt still unknown after the resolver ran past its windows', a);
+    }
+  }
+
+  // What the shopper was told: "failed" never for a payment that happened, "succeeded" only
+  // for one that did.
+  for (const ans of w.answers) {
+    const sale = charged.get(ans.attemptId);
+    if (ans.result.status === 'failed' && sale)
+      fail('the shopper was told failed, but charged', ans);
+    if (ans.result.status === 'succeeded' && !sale) fail('told succeeded, nothing charged', ans);
+  }
+
+  for (const s of sessions) {
+    const mine = attempts.filter((a) => a.session_id === s.id);
+    const won = mine.filter((a) => a.status === 'succeeded');
+    if (won.length > 1) fail('a session with two approved charges', { s, won });
+    if ((won.length === 1) !== (s.status === 'succeeded')) {
+      fail('session status and its attempts disagree', { s, mine });
+    }
+    if (['pending', 'processing'].includes(s.status) && !mine.some((a) => a.status === 'unknown')) {
+      fail('a session waiting on no unknown attempt', { s, mine });
+    }
+    const own = events.filter((e) => e.session_id === s.id);
+    const terminal = own.filter((e) => TERMINAL.has(e.type));
+    if (terminal.length > 1) fail('two terminal events for one session', { s, terminal });
+    const success = own.filter((e) => e.type === 'checkout_session.succeeded').length;
+    if (success !== won.length) fail('success events and charges disagree', { s, success, won });
+    for (const e of own.filter((x) => x.type === 'checkout_session.succeeded')) {
+      // The merchant's event names the very charge the gateway made.
+      const data = JSON.parse(e.data) as {
+        status?: string;
+        payment?: { paymentId?: string; nsu?: string | null } | null;
+      };
+      const sale = won[0] && charged.get(won[0].id);
+      if (
+        data.status !== 'succeeded' ||
+        !sale ||
+        data.payment?.paymentId !== sale.transactionPaymentIdWeb ||
+        data.payment?.nsu !== sale.nsu
+      ) {
+        fail('a success event that does not name the charge', { e, sale });
+      }
+    }
+    for (const e of terminal) {
+      if (e.type !== `checkout_session.${s.status}`)
+        fail('a terminal event the session denies', { s, e });
+    }
+    if (['succeeded', 'failed', 'expired'].includes(s.status) && terminal.length !== 1) {
+      fail('an ended session without its event', { s, terminal });
+    }
+  }
+
+  const cancels = new Map<string, number>();
+  for (const e of events.filter((x) => x.type === 'payment.canceled')) {
+    const id = (JSON.parse(e.data) as { attemptId: string }).attemptId;
+    cancels.set(id, (cancels.get(id) ?? 0) + 1);
+    if (!byId.get(id)?.canceled_at) fail('payment.canceled for an attempt not canceled', e);
+  }
+  for (const [id, n] of cancels) if (n > 1) fail('two payment.canceled for one payment', id);
+}
+
+/** No card number or ciphertext in a log line or a stored row. */
+export async function checkNoCardData(w: MoneyWorld): Promise<void> {
+  const logs = w.logs().join('\n');
+  const store = await w.storeText();
+  for (const secret of w.secrets) {
+    const probe = secret.length > 40 ? secret.slice(0, 40) : secret;
+    if (logs.includes(probe)) fail('card data in the logs', probe);
+    if (store.includes(probe)) fail('card data in the store', probe);
+  }
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import type { PayResult } from '../../server/bff/checkout-api';
+import { encryptWithKey, postForm, type HttpAnswer } from './bff';
+import { answerAtAcs, type Challenge } from './challenge';
+import {
+  CARDS,
+  merchant,
+  noBadStatus,
+  OnSession,
+  pick,
+  samePort,
+  type Cmd,
+  type Model,
+} from './money-commands';
+import type { ModelSession, MoneyWorld } from './money-world';
+
+/**
+ * Commands of the money model where two things happen at once: two submits of one session, a
+ * pay and the merchant's expiry, two completions of one challenge, a BFF stopped mid-call.
+ */
+
+async function payBody(w: MoneyWorld, secret: string, number: string, method = 'credit') {
+  const encryptedCard = encryptWithKey(w.cardKey, number);
+  w.secrets.add(number).add(encryptedCard);
+  return w.t.payBody(secret, number, { method: method as 'credit', encryptedCard });
+}
+
+const resultOf = (res: HttpAnswer) => (res.status === 200 ? (res.body as PayResult) : null);
+
+/** Records what the shopper was told for the one attempt a step made, when it made one. */
+async function record(w: MoneyWorld, sessionId: string, before: string[], answers: HttpAnswer[]) {
+  const fresh = (await w.attemptIds(sessionId)).filter((id) => !before.includes(id));
+  if (fresh.length > 1) throw new Error(`one session made ${fresh.length} attempts at once`);
+  const told = answers.map(resultOf).filter((r): r is PayResult => r !== null);
+  for (const result of told) {
+    if (fresh[0] && result.status !== 'failed') {
+      w.answers.push({ sessionId, attemptId: fresh[0], step: 'pay', result });
+    }
+  }
+  if (told.filter((r) => r.status === 'succeeded').length > 1) {
+    throw new Error(`two submits both told succeeded: ${JSON.stringify(told)}`);
+  }
+}
+
+class DoubleSubmit extends OnSession {
+  constructor(
+    pick: number,
+    readonly sameKey: boolean,
+  ) {
+    super(pick);
+  }
+  async act(w: MoneyWorld, s: ModelSession, _m: Model) {
+    const before = await w.attemptIds(s.id);
+    const b1 = await payBody(w, s.secret, CARDS.approve);
+    const b2 = this.sameKey ? b1 : await payBody(w, s.secret, CARDS.approve);
+    const k1 = `dbl-${randomUUID()}`;
+    const answers = await Promise.all([
+      w.t.pay(s.secret, b1, k1),
+      w.t.pay(s.secret, b2, this.sameKey ? k1 : `dbl-${randomUUID()}`),
+    ]);
+    for (const a of answers) noBadStatus('double submit', a, [200, 409]);
+    if (this.sameKey && answers.every((a) => a.status === 200)) {
+      expect(samePort(answers[1]!.body)).toEqual(samePort(answers[0]!.body));
+    }
+    await record(w, s.id, before, answers);
+  }
+  override toString = () =>
+    `DoubleSubmit(#${this.pick}, ${this.sameKey ? 'same key' : 'two keys'})`;
+}
+
+class PayAndExpire extends OnSession {
+  async act(w: MoneyWorld, s: ModelSession, _m: Model) {
+    const before = await w.attemptIds(s.id);
+    const body = await payBody(w, s.secret, CARDS.approve);
+    const [paid, expired] = await Promise.all([
+      w.t.pay(s.secret, body),
+      w.t.request('POST', `/v1/checkout-sessions/${s.id}/expire`, { headers: merchant }),
+    ]);
+    noBadStatus('pay beside expire', paid, [200, 409]);
+    noBadStatus('expire beside pay', expired, [200, 409]);
+    if (expired.status === 200) expect(resultOf(paid)?.status).not.toBe('succeeded');
+    await record(w, s.id, before, [paid]);
+  }
+  override toString = () => `PayAndExpire(#${this.pick})`;
+}
+
+class CompleteTwice extends OnSession {
+  async act(w: MoneyWorld, s: ModelSession, _m: Model) {
+    const before = await w.attemptIds(s.id);
+    const res = await w.t.pay(s.secret, await payBody(w, s.secret, CARDS.challengePass, 'debit'));
+    noBadStatus('pay', res, [200, 409]);
+    const ch = resultOf(res);
+    await record(w, s.id, before, [res]);
+    if (ch?.status === 'challenge') {
+      const answer = await answerAtAcs((ch as Challenge).challengeUrl, '1234');
+      await postForm(answer.action, answer.fields);
+      const complete = async () => {
+        const encryptedCard = encryptWithKey(w.cardKey, CARDS.challengePass);
+        w.secrets.add(encryptedCard);
+        return w.t.frame(s.secret, 'POST', '/checkout/api/challenge/complete', {
+          body: { challengeId: ch.challengeId, encryptedCard },
+          headers: { 'idempotency-key': `cpl-${randomUUID()}` },
+        });
+      };
+      const both = await Promise.all([complete(), complete()]);
+      for (const a of both) noBadStatus('complete twice', a, [200, 409]);
+      const attemptId = (await w.attemptIds(s.id)).find((id) => !before.includes(id))!;
+      for (const r of both.map(resultOf)) {
+        if (r) w.answers.push({ sessionId: s.id, attemptId, step: 'complete', result: r });
+      }
+    }
+  }
+  override toString = () => `CompleteTwice(#${this.pick})`;
+}
+
+class CrashDuringPay extends OnSession {
+  async act(w: MoneyWorld, s: ModelSession, _m: Model) {
+    const before = await w.attemptIds(s.id);
+    const body = await payBody(w, s.secret, CARDS.approve);
+    await w.fault('/v1/payments', 'latency');
+    const answer = w.t.pay(s.secret, body).catch(() => null);
+    await new Promise((r) => setTimeout(r, 300));
+    // The BFF stops while the gateway works on the call; the shopper's answer is lost.
+    await w.restart();
+    await answer;
+    await w.clearFaults();
+    await record(w, s.id, before, []);
+  }
+  override toString = () => `CrashDuringPay(#${this.pick})`;
+}
+
+export const raceCommands: fc.WeightedArbitrary<Cmd>[] = [
+  {
+    weight: 1,
+    arbitrary: fc.tuple(pick, fc.boolean()).map(([p, same]) => new DoubleSubmit(p, same)),
+  },
+  { weight: 1, arbitrary: pick.map((p) => new PayAndExpire(p)) },
+  { weight: 1, arbitrary: pick.map((p) => new CompleteTwice(p)) },
+  { weight: 1, arbitrary: pick.map((p) => new CrashDuringPay(p)) },
+];
