@@ -54,7 +54,18 @@ const REFERENCE_MAX = 50;
 export function paymentReferenceOf(row: SessionRow, attemptId: string): string {
   const ref = row.reference_transaction;
   if (!ref) return attemptId;
-  return `${ref.slice(0, REFERENCE_MAX - attemptId.length - 1)}/${attemptId}`;
+  return `${cutWhole(ref, REFERENCE_MAX - attemptId.length - 1)}/${attemptId}`;
+}
+
+/**
+ * `text` cut to at most `max` UTF-16 units (the spec's characters), never inside a surrogate
+ * pair: half an emoji is an ill-formed string, which a UTF-8 store (PostgreSQL, the gateway's)
+ * keeps as U+FFFD, so the reference stored would no longer be the one the ledger returns and a
+ * charged attempt would be declared not to have happened.
+ */
+function cutWhole(text: string, max: number): string {
+  const cut = text.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
 /**

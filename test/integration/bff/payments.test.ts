@@ -86,6 +86,31 @@ describe('POST /checkout/api/pay', () => {
     });
   });
 
+  it('a merchant reference of emoji cut to fit reaches the gateway whole, as the attempt keeps it', async () => {
+    // Cut to fit between two halves of an emoji, the reference was ill-formed: a UTF-8 store
+    // keeps U+FFFD for the half, and the ledger's reference no longer matched the attempt's.
+    const s = await t.createSession({
+      amount: 1_234,
+      referenceTransaction: `pedido/ção/${'😀'.repeat(16)}`,
+    });
+    const body = await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' });
+    const result = (await t.pay(s.clientSecret, body)).body as Extract<
+      PayResult,
+      { status: 'succeeded' }
+    >;
+    expect(result.status).toBe('succeeded');
+    const payment = await findPayment(t.sandbox.sandbox.ctx, result.payment.paymentId);
+    const attemptId = (await detail(s.id)).attempts[0]!.id;
+    const sent = `pedido/ção/${'😀'.repeat(9)}/${attemptId}`;
+    expect(payment?.referenceTransaction).toBe(sent);
+    const stored = await t.bff.ctx.db
+      .selectFrom('payment_attempts')
+      .select('gateway_reference')
+      .where('id', '=', attemptId)
+      .executeTakeFirstOrThrow();
+    expect(stored.gateway_reference).toBe(sent);
+  });
+
   it('a decline returns the session to open; the next card succeeds; then pay is refused', async () => {
     const s = await t.createSession({ amount: 990 });
     const declined = await t.pay(

@@ -22,6 +22,13 @@ describe('the reference sent to the gateway names one attempt', () => {
     expect(ref.startsWith('R'.repeat(30))).toBe(true);
   });
 
+  it('cuts between characters, never inside an emoji (a UTF-8 store would mangle half of one)', () => {
+    // 11 units, then 16 emoji of 2 units each: the 30 units left cut through the tenth.
+    const ref = paymentReferenceOf(session(`pedido/ção/${'😀'.repeat(16)}`), attemptId);
+    expect(ref).toBe(`pedido/ção/${'😀'.repeat(9)}/${attemptId}`);
+    expect(Buffer.from(ref, 'utf8').toString('utf8')).toBe(ref);
+  });
+
   it('two attempts with the same merchant reference get different references', () => {
     expect(paymentReferenceOf(session('same'), 'pa_aaaaaaaaaaaaaaaa')).not.toBe(
       paymentReferenceOf(session('same'), 'pa_bbbbbbbbbbbbbbbb'),
