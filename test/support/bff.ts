@@ -147,6 +147,8 @@ export async function payWithAnotherKey(t: TestBff, secret: string) {
 export async function testDbUrl(given: string | undefined): Promise<string> {
   const url = given ?? process.env.BFF_TEST_DATABASE_URL ?? ':memory:';
   if (!/^postgres(ql)?:\/\//.test(url)) return url;
+  // A URL that names its schema already (one made here, opened again by a restart) is kept.
+  if (given && new URL(given).searchParams.get('options')?.includes('search_path')) return given;
   const { default: pg } = await import('pg');
   const schema = `bff_test_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: url });

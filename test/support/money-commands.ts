@@ -58,6 +58,7 @@ class CreateSession implements Cmd {
     readonly amount: number,
     readonly key: 'none' | 'fresh' | 'same' | 'other',
     readonly expiresInSeconds: number,
+    readonly reference?: string,
   ) {}
   check = () => true;
   async run(m: Model, w: MoneyWorld) {
@@ -73,6 +74,7 @@ class CreateSession implements Cmd {
       methods: ['credit', 'debit'],
       maxInstallments: 3,
       expiresInSeconds: this.expiresInSeconds,
+      ...(this.reference ? { referenceTransaction: this.reference } : {}),
     };
     if (reuse && this.key === 'same') Object.assign(body, last.body);
     if (reuse && this.key === 'other') body.amount = last.body.amount + 1;
@@ -96,7 +98,8 @@ class CreateSession implements Cmd {
     }
     await checkInvariants(w, false);
   }
-  toString = () => `CreateSession(${this.amount}, ${this.key}, ${this.expiresInSeconds} s)`;
+  toString = () =>
+    `CreateSession(${this.amount}, ${this.key}, ${this.expiresInSeconds} s, ref ${JSON.stringify(this.reference ?? null)})`;
 }
 
 const PATHS = { credit: '/v1/payments', debit: '/v1/payments/3ds' } as const;
@@ -108,6 +111,7 @@ class Pay extends OnSession {
     readonly method: 'credit' | 'debit',
     readonly fault: Fault,
     readonly validateFault: Fault,
+    readonly installments = 1,
   ) {
     super(pick);
   }
@@ -117,7 +121,8 @@ class Pay extends OnSession {
     const number = CARDS[this.card];
     const encryptedCard = encryptWithKey(w.cardKey, number);
     w.secrets.add(number).add(encryptedCard);
-    const body = await w.t.payBody(s.secret, number, { method, encryptedCard });
+    const installments = method === 'credit' ? this.installments : 1;
+    const body = await w.t.payBody(s.secret, number, { method, encryptedCard, installments });
     const view = await w.t.frame(s.secret, 'GET', '/checkout/api/session');
     noBadStatus('frame session', view, [200]);
     const wasOpen = (view.body as { status: string }).status === 'open';
@@ -205,7 +210,7 @@ class Pay extends OnSession {
     }
   }
   override toString = () =>
-    `Pay(#${this.pick}, ${this.card}, ${this.method}, fault ${this.fault}, validate ${this.validateFault})`;
+    `Pay(#${this.pick}, ${this.card}, ${this.method}, fault ${this.fault}, validate ${this.validateFault}, ${this.installments}x)`;
 }
 
 /** An answer with its challenge URL's origin left out. */
@@ -314,12 +319,10 @@ class OperatorCancel implements Cmd {
   constructor(readonly pick: number) {}
   check = () => true;
   async run(_m: Model, w: MoneyWorld) {
-    const paid = await w.t.bff.ctx.db
-      .selectFrom('payment_attempts')
-      .select('payment_id')
-      .where('status', '=', 'succeeded')
-      .where('canceled_at', 'is', null)
-      .execute();
+    // Any approved sale, also one whose answer the BFF has not had yet.
+    const paid = (await w.ledger())
+      .filter((r) => r.transactionStatus === 'A')
+      .map((r) => ({ payment_id: r.transactionPaymentIdWeb }));
     const p = pickOf(paid, this.pick);
     if (p?.payment_id) {
       const req = await w.sandbox.call('POST', '/__sandbox/cancellation-requests', {
@@ -401,8 +404,15 @@ export const stepCommands: fc.WeightedArbitrary<Cmd>[] = [
         fc.integer({ min: 100, max: 50_000 }),
         fc.constantFrom('none', 'fresh', 'same', 'other'),
         fc.constantFrom(1_800, 86_400),
+        // Merchant references: none, shared by sessions, as long as allowed, not ASCII.
+        fc.constantFrom(
+          undefined,
+          'order-1001',
+          'x'.repeat(50),
+          'pedido/ção/😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀',
+        ),
       )
-      .map(([a, k, e]) => new CreateSession(a, k as CreateSession['key'], e)),
+      .map(([a, k, e, r]) => new CreateSession(a, k as CreateSession['key'], e, r)),
   },
   {
     weight: 4,
@@ -413,8 +423,9 @@ export const stepCommands: fc.WeightedArbitrary<Cmd>[] = [
         fc.constantFrom('credit' as const, 'debit' as const),
         fault,
         fault,
+        fc.integer({ min: 1, max: 3 }),
       )
-      .map(([p, c, m, f, v]) => new Pay(p, c, m, f, v)),
+      .map(([p, c, m, f, v, n]) => new Pay(p, c, m, f, v, n)),
   },
   {
     weight: 3,

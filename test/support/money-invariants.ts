@@ -30,6 +30,7 @@ export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<
     w.events(),
   ]);
   const ids = attempts.map((a) => a.id);
+  const refs = new Map(sessions.map((s) => [s.id, s.reference_transaction]));
   const byId = new Map(attempts.map((a) => [a.id, a]));
   const charged = new Map<string, LedgerSale>();
 
@@ -39,6 +40,12 @@ export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<
     if (owners.length !== 1) fail('a sale not linked to exactly one attempt', { sale, owners });
     const a = byId.get(owners[0]!)!;
     charged.set(a.id, sale);
+    // The gateway got the merchant's reference (a prefix of whole characters) and the attempt.
+    const merchantRef = refs.get(a.session_id) ?? '';
+    const sent = (sale.transactionReference ?? '').slice(0, -a.id.length - 1);
+    if (!merchantRef.startsWith(sent) || (merchantRef && !sent)) {
+      fail('the gateway holds another reference than the merchant gave', { sale, merchantRef });
+    }
     if (a.status === 'succeeded') {
       if (a.nsu !== sale.nsu) fail('a succeeded attempt names another sale', { a, sale });
     } else if (settled || !['unknown', 'challenge'].includes(a.status)) {

@@ -14,7 +14,7 @@ import {
   type Cmd,
   type Model,
 } from './money-commands';
-import type { ModelSession, MoneyWorld } from './money-world';
+import { WEBHOOK_AUTH, type ModelSession, type MoneyWorld } from './money-world';
 
 /**
  * Commands of the money model where two things happen at once: two submits of one session, a
@@ -116,10 +116,16 @@ class CompleteTwice extends OnSession {
 }
 
 class CrashDuringPay extends OnSession {
+  constructor(
+    pick: number,
+    readonly method: 'credit' | 'debit',
+  ) {
+    super(pick);
+  }
   async act(w: MoneyWorld, s: ModelSession, _m: Model) {
     const before = await w.attemptIds(s.id);
-    const body = await payBody(w, s.secret, CARDS.approve);
-    await w.fault('/v1/payments', 'latency');
+    const body = await payBody(w, s.secret, CARDS.approve, this.method);
+    await w.fault(this.method === 'credit' ? '/v1/payments' : '/v1/payments/3ds', 'latency');
     const answer = w.t.pay(s.secret, body).catch(() => null);
     await new Promise((r) => setTimeout(r, 300));
     // The BFF stops while the gateway works on the call; the shopper's answer is lost.
@@ -128,15 +134,103 @@ class CrashDuringPay extends OnSession {
     await w.clearFaults();
     await record(w, s.id, before, []);
   }
-  override toString = () => `CrashDuringPay(#${this.pick})`;
+  override toString = () => `CrashDuringPay(#${this.pick}, ${this.method})`;
+}
+
+class LateSaleRace extends OnSession {
+  async act(w: MoneyWorld, s: ModelSession, _m: Model) {
+    const before = await w.attemptIds(s.id);
+    const body = await payBody(w, s.secret, CARDS.approve);
+    await w.fault('/v1/payments', 'latency');
+    const res = await w.t.pay(s.secret, body);
+    await w.clearFaults();
+    noBadStatus('pay', res, [200, 409]);
+    await record(w, s.id, before, [res]);
+    // The late sale lands while a maintenance round and the webhook inbox both settle it.
+    await w.quiet();
+    await Promise.all([w.round(), w.inbox(), w.round()]);
+  }
+  override toString = () => `LateSaleRace(#${this.pick})`;
+}
+
+/** Bad input of each kind: a 4xx naming the field, nothing written, never a 5xx. */
+const BAD_SESSIONS: Record<string, unknown>[] = [
+  { amount: 0 },
+  { amount: 1.5 },
+  { amount: -100 },
+  { amount: '100' },
+  { maxInstallments: 13 },
+  { expiresInSeconds: 10 },
+  { methods: ['pix'] },
+];
+const BAD_PAYS: Record<string, unknown>[] = [
+  { installments: 13 },
+  { installments: 0 },
+  { method: 'pix' },
+  { method: 'debit', installments: 2 },
+  { encryptedCard: '' },
+  { cardholderName: '' },
+];
+const BAD_NOTICES: Record<string, unknown>[] = [
+  { movementId: -1 },
+  { movementId: 'x' },
+  { moment: 5 },
+  { nsu: '' },
+  { installmentNumber: 100 },
+];
+
+/** Bad input of kind `pick` (it picks the session too). */
+class BadInput extends OnSession {
+  async act(w: MoneyWorld, s: ModelSession, _m: Model) {
+    const before = await w.attemptIds(s.id);
+    const k = this.pick;
+    const session = await w.t.request('POST', '/v1/checkout-sessions', {
+      headers: merchant,
+      body: { amount: 1_000, origin: 'http://shop.test:3000', ...BAD_SESSIONS[k % 7] },
+    });
+    noBadStatus('bad session', session, [400]);
+    const body = { ...(await payBody(w, s.secret, CARDS.approve)), ...BAD_PAYS[k % 6] };
+    const pay = await w.t.pay(s.secret, body);
+    noBadStatus('bad pay', pay, [200, 400, 409]);
+    // An ended session says how it ended before it reads the body.
+    if (pay.status === 200) expect(pay.body).toMatchObject({ status: 'failed', attemptsLeft: 0 });
+    const notice = await w.t.request('POST', '/webhooks/gateway', {
+      headers: { authorization: WEBHOOK_AUTH },
+      body: {
+        movementId: ++w.movement,
+        nsu: '123',
+        codAuth: 'X',
+        installmentNumber: 1,
+        moment: '2026-05-01T10:00:00.000-03:00',
+        type: 'TransactionStatus',
+        oldValue: '',
+        newValue: 'Authorized',
+        ...BAD_NOTICES[k % 5],
+      },
+    });
+    noBadStatus('bad notice', notice, [400]);
+    // A refused pay made no attempt.
+    expect(await w.attemptIds(s.id)).toEqual(before);
+  }
+  override toString = () => `BadInput(#${this.pick})`;
 }
 
 export const raceCommands: fc.WeightedArbitrary<Cmd>[] = [
+  { weight: 1, arbitrary: pick.map((p) => new LateSaleRace(p)) },
+  {
+    weight: 1,
+    arbitrary: fc.nat(209).map((k) => new BadInput(k)),
+  },
   {
     weight: 1,
     arbitrary: fc.tuple(pick, fc.boolean()).map(([p, same]) => new DoubleSubmit(p, same)),
   },
   { weight: 1, arbitrary: pick.map((p) => new PayAndExpire(p)) },
   { weight: 1, arbitrary: pick.map((p) => new CompleteTwice(p)) },
-  { weight: 1, arbitrary: pick.map((p) => new CrashDuringPay(p)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(pick, fc.constantFrom('credit' as const, 'debit' as const))
+      .map(([p, m]) => new CrashDuringPay(p, m)),
+  },
 ];

@@ -6,7 +6,7 @@ import { maintenanceRound } from '../../server/bff/maintenance';
 import { eventsDb } from '../../server/bff/events/store';
 import { webhookReceiverOf } from '../../server/bff/webhooks/receiver';
 import { DEFAULT_CLIENT } from '../../server/sandbox/clients';
-import { startBff, type HttpAnswer, type TestBff } from './bff';
+import { startBff, testDbUrl, type HttpAnswer, type TestBff } from './bff';
 import { startSandbox, type TestSandbox } from './sandbox';
 
 /** Basic auth the BFF's webhook receiver takes (its default credentials). */
@@ -86,22 +86,34 @@ export class MoneyWorld {
     private readonly dir: string,
     /** Whether the gateway's own webhooks reach the BFF (else the resolver alone tells). */
     readonly webhooks: boolean,
+    private readonly store: string,
   ) {}
 
   static async start(webhooks: boolean): Promise<MoneyWorld> {
     const sandbox = await startSandbox();
     const dir = mkdtempSync(join(tmpdir(), 'money-model-'));
-    const w = new MoneyWorld(sandbox, await MoneyWorld.bff(sandbox, dir, 0), dir, webhooks);
+    // A SQLite file, or with BFF_TEST_DATABASE_URL a PostgreSQL schema of its own: a restart
+    // opens the same store.
+    const store = process.env.BFF_TEST_DATABASE_URL
+      ? await testDbUrl(undefined)
+      : join(dir, 'bff.sqlite');
+    const w = new MoneyWorld(
+      sandbox,
+      await MoneyWorld.bff(sandbox, store, 0),
+      dir,
+      webhooks,
+      store,
+    );
     const key = await sandbox.call('GET', '/v1/cards/public-key');
     w.cardKey = (key.body as { key: string }).key;
     await w.register();
     return w;
   }
 
-  private static async bff(sandbox: TestSandbox, dir: string, offsetMs: number) {
+  private static async bff(sandbox: TestSandbox, store: string, offsetMs: number) {
     const t = await startBff({
       sandbox,
-      dbUrl: join(dir, 'bff.sqlite'),
+      dbUrl: store,
       gatewayTimeoutMs: GATEWAY_TIMEOUT_MS,
       config: { payRateLimitPerMinute: 100_000 },
     });
@@ -136,7 +148,7 @@ export class MoneyWorld {
     const offset = this.t.clock.offset;
     this.oldLogs.push(...this.t.logs);
     await this.t.close();
-    this.t = await MoneyWorld.bff(this.sandbox, this.dir, offset);
+    this.t = await MoneyWorld.bff(this.sandbox, this.store, offset);
     await this.register();
   }
 
@@ -243,7 +255,7 @@ export class MoneyWorld {
   sessionRows() {
     return this.t.bff.ctx.db
       .selectFrom('checkout_sessions')
-      .select(['id', 'status', 'failure_code', 'amount'])
+      .select(['id', 'status', 'failure_code', 'amount', 'reference_transaction'])
       .execute();
   }
 
@@ -267,9 +279,11 @@ export class MoneyWorld {
   async storeText(): Promise<string> {
     const { sql } = await import('kysely');
     const db = this.t.bff.ctx.db;
-    const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`
-      .execute(db)
-      .then((r) => r.rows.map((x) => x.name));
+    const list = this.store.startsWith('postgres')
+      ? sql<{ name: string }>`select table_name as name from information_schema.tables
+          where table_schema = current_schema()`
+      : sql<{ name: string }>`select name from sqlite_master where type = 'table'`;
+    const tables = (await list.execute(db)).rows.map((x) => x.name);
     const out: string[] = [];
     for (const name of tables) {
       const rows = await sql`select * from ${sql.table(name)}`.execute(db);
