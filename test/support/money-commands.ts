@@ -74,9 +74,11 @@ class CreateSession implements Cmd {
       methods: ['credit', 'debit'],
       maxInstallments: 3,
       expiresInSeconds: this.expiresInSeconds,
-      ...(this.reference ? { referenceTransaction: this.reference } : {}),
-    };
-    if (reuse && this.key === 'same') Object.assign(body, last.body);
+    } as { amount: number; referenceTransaction?: string };
+    if (this.reference) body.referenceTransaction = this.reference;
+    if (reuse) delete body.referenceTransaction;
+    // The same key with the very same body, or with its amount changed.
+    if (reuse) Object.assign(body, last.body);
     if (reuse && this.key === 'other') body.amount = last.body.amount + 1;
     const res = await w.t.request('POST', '/v1/checkout-sessions', {
       headers: { ...merchant, ...(key ? { 'idempotency-key': key } : {}) },

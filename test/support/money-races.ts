@@ -118,23 +118,42 @@ class CompleteTwice extends OnSession {
 class CrashDuringPay extends OnSession {
   constructor(
     pick: number,
-    readonly method: 'credit' | 'debit',
+    readonly call: 'credit' | 'debit' | 'validate',
   ) {
     super(pick);
   }
   async act(w: MoneyWorld, s: ModelSession, _m: Model) {
     const before = await w.attemptIds(s.id);
-    const body = await payBody(w, s.secret, CARDS.approve, this.method);
-    await w.fault(this.method === 'credit' ? '/v1/payments' : '/v1/payments/3ds', 'latency');
-    const answer = w.t.pay(s.secret, body).catch(() => null);
+    let step: () => Promise<unknown>;
+    if (this.call === 'validate') {
+      const res = await w.t.pay(s.secret, await payBody(w, s.secret, CARDS.challengePass, 'debit'));
+      noBadStatus('pay', res, [200, 409]);
+      await record(w, s.id, before, [res]);
+      const ch = resultOf(res);
+      if (ch?.status !== 'challenge') return;
+      const answer = await answerAtAcs(ch.challengeUrl, '1234');
+      await postForm(answer.action, answer.fields);
+      const encryptedCard = encryptWithKey(w.cardKey, CARDS.challengePass);
+      w.secrets.add(encryptedCard);
+      await w.fault('/v1/payments/3ds/validate', 'latency');
+      step = () =>
+        w.t.frame(s.secret, 'POST', '/checkout/api/challenge/complete', {
+          body: { challengeId: ch.challengeId, encryptedCard },
+        });
+    } else {
+      const body = await payBody(w, s.secret, CARDS.approve, this.call);
+      await w.fault(this.call === 'credit' ? '/v1/payments' : '/v1/payments/3ds', 'latency');
+      step = () => w.t.pay(s.secret, body);
+    }
+    const lost = step().catch(() => null);
     await new Promise((r) => setTimeout(r, 300));
     // The BFF stops while the gateway works on the call; the shopper's answer is lost.
     await w.restart();
-    await answer;
+    await lost;
     await w.clearFaults();
-    await record(w, s.id, before, []);
+    if (this.call !== 'validate') await record(w, s.id, before, []);
   }
-  override toString = () => `CrashDuringPay(#${this.pick}, ${this.method})`;
+  override toString = () => `CrashDuringPay(#${this.pick}, ${this.call})`;
 }
 
 class LateSaleRace extends OnSession {
@@ -230,7 +249,7 @@ export const raceCommands: fc.WeightedArbitrary<Cmd>[] = [
   {
     weight: 1,
     arbitrary: fc
-      .tuple(pick, fc.constantFrom('credit' as const, 'debit' as const))
+      .tuple(pick, fc.constantFrom('credit' as const, 'debit' as const, 'validate' as const))
       .map(([p, m]) => new CrashDuringPay(p, m)),
   },
 ];
