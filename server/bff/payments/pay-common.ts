@@ -98,7 +98,7 @@ export function deviceInfoOf(
   facts: RequestFacts,
 ): DeviceInfo {
   const d = body.deviceInfo;
-  const accept = (frameAccept ?? facts.accept ?? '*/*').slice(0, 255);
+  const accept = cutWhole(frameAccept ?? facts.accept ?? '*/*', 255);
   const info: DeviceInfo = {
     httpAcceptBrowserValue: accept,
     httpAcceptContent: accept,
@@ -109,7 +109,7 @@ export function deviceInfoOf(
     httpBrowserScreenHeight: String(d.screenHeight),
     httpBrowserScreenWidth: String(d.screenWidth),
     httpBrowserTimeDifference: String(d.timezoneOffset),
-    userAgentBrowserValue: (facts.userAgent ?? d.userAgent).slice(0, 255),
+    userAgentBrowserValue: cutWhole(facts.userAgent ?? d.userAgent, 255),
   };
   if (facts.clientIp) info.ipAddress = facts.clientIp.slice(0, 48);
   return info;

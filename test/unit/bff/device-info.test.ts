@@ -48,4 +48,11 @@ describe('deviceInfoOf', () => {
     expect(info.userAgentBrowserValue).toBe('frame UA');
     expect(info.ipAddress).toBeUndefined();
   });
+
+  it('cuts the user agent to 255 characters between whole characters', () => {
+    // The frame's own user agent (no header): 254 units, then an emoji across the line.
+    const userAgent = `${'a'.repeat(254)}😀tail`;
+    const info = deviceInfoOf({ ...body, deviceInfo: { ...body.deviceInfo, userAgent } }, null, {});
+    expect(info.userAgentBrowserValue).toBe('a'.repeat(254));
+  });
 });
