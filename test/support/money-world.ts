@@ -2,11 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PayResult } from '../../server/bff/checkout-api';
-import { maintenanceRound } from '../../server/bff/maintenance';
+import type { BffDb } from '../../server/bff/db';
+import { releaseLease } from '../../server/bff/leases';
+import { MAINTENANCE_LEASE, maintenanceRound } from '../../server/bff/maintenance';
 import { eventsDb } from '../../server/bff/events/store';
 import { webhookReceiverOf } from '../../server/bff/webhooks/receiver';
+import { openDb, type OpenedDb } from '../../server/lib/db';
 import { DEFAULT_CLIENT } from '../../server/sandbox/clients';
 import { startBff, testDbUrl, type HttpAnswer, type TestBff } from './bff';
+import { roundRobin, type RoundRobin } from './round-robin';
 import { startSandbox, type TestSandbox } from './sandbox';
 
 /** Basic auth the BFF's webhook receiver takes (its default credentials). */
@@ -61,10 +65,22 @@ export interface AttemptRowView {
   canceled_at: string | null;
 }
 
+/** How many BFF instances a run has, all on one store behind one load balancer. */
+export const INSTANCES = 2;
+
+/** One BFF instance of the world, with the name it leads maintenance rounds under. */
+interface Instance {
+  t: TestBff;
+  name: string;
+}
+
 /**
- * The real stack a money-model run drives: a sandbox, and a BFF on a SQLite file that can be
- * stopped and started again on the same file (same sandbox, business clocks kept). Everything
- * the invariants need is read from the sandbox's APIs and the BFF's store.
+ * The real stack a money-model run drives: a sandbox, and BFF instances on one store (a SQLite
+ * file, or a PostgreSQL schema) behind a round-robin load balancer, each of which can be
+ * stopped or killed and started again (same sandbox, business clocks kept). The gateway's
+ * webhooks and the 3-D Secure returns go through the balancer; the model sends its own
+ * requests to the instance its route picks. Everything the invariants need is read from the
+ * sandbox's APIs and the store.
  */
 export class MoneyWorld {
   sessions: ModelSession[] = [];
@@ -80,13 +96,20 @@ export class MoneyWorld {
   oldLogs: string[] = [];
   movement = 900_000_000;
   cardKey = '';
+  readonly instances: Instance[] = [];
+  /** Which instance each request of the current step goes to: bit k for its k-th request. */
+  private route = 0;
+  private hop = 0;
+  private started = 0;
   private constructor(
     readonly sandbox: TestSandbox,
-    public t: TestBff,
+    private readonly lb: RoundRobin,
+    /** The store as the model reads it (on SQLite also the instances' own handle). */
+    private readonly store: OpenedDb<BffDb>,
     private readonly dir: string,
     /** Whether the gateway's own webhooks reach the BFF (else the resolver alone tells). */
     readonly webhooks: boolean,
-    private readonly store: string,
+    private readonly storeUrl: string,
   ) {}
 
   static async start(webhooks: boolean): Promise<MoneyWorld> {
@@ -94,46 +117,74 @@ export class MoneyWorld {
     const dir = mkdtempSync(join(tmpdir(), 'money-model-'));
     // A SQLite file, or with BFF_TEST_DATABASE_URL a PostgreSQL schema of its own: a restart
     // opens the same store.
-    const store = process.env.BFF_TEST_DATABASE_URL
+    const storeUrl = process.env.BFF_TEST_DATABASE_URL
       ? await testDbUrl(undefined)
       : join(dir, 'bff.sqlite');
     const w = new MoneyWorld(
       sandbox,
-      await MoneyWorld.bff(sandbox, store, 0),
+      await roundRobin(),
+      await openDb<BffDb>({ url: storeUrl }),
       dir,
       webhooks,
-      store,
+      storeUrl,
     );
+    for (let i = 0; i < INSTANCES; i++) {
+      w.instances.push(await w.startInstance(0));
+      w.lb.targets.push(w.instances[i]!.t.url);
+    }
     const key = await sandbox.call('GET', '/v1/cards/public-key');
     w.cardKey = (key.body as { key: string }).key;
-    await w.register();
+    if (webhooks) {
+      const res = await sandbox.call('POST', '/api/webhooks/subscriptions?accountNumber=1001', {
+        body: { url: `${w.lb.url}/webhooks/gateway`, basicAuth: WEBHOOK_AUTH.slice(6) },
+      });
+      if (res.status !== 200) throw new Error(`webhook registration: ${res.status}`);
+    }
     return w;
   }
 
-  private static async bff(sandbox: TestSandbox, store: string, offsetMs: number) {
+  /**
+   * A BFF instance on the world's store: on PostgreSQL with a pool of its own, as separate
+   * processes would; on SQLite (one process only) on the world's handle, as in-process
+   * instances share it. Its public URL is the balancer's, as behind a real one.
+   */
+  private async startInstance(offsetMs: number): Promise<Instance> {
+    const pg = this.storeUrl.startsWith('postgres');
     const t = await startBff({
-      sandbox,
-      dbUrl: store,
+      sandbox: this.sandbox,
+      ...(pg ? { dbUrl: this.storeUrl } : { deps: { db: this.store.db } }),
       gatewayTimeoutMs: GATEWAY_TIMEOUT_MS,
-      config: { payRateLimitPerMinute: 100_000 },
+      config: { payRateLimitPerMinute: 100_000, publicUrl: this.lb.url },
     });
     t.clock.advance(offsetMs);
-    return t;
+    return { t, name: `money-model-${++this.started}` };
   }
 
-  /** The gateway's webhooks go to this BFF (its port changes on restart). */
-  private async register(): Promise<void> {
-    if (!this.webhooks) return;
-    const res = await this.sandbox.call('POST', '/api/webhooks/subscriptions?accountNumber=1001', {
-      body: { url: `${this.t.url}/webhooks/gateway`, basicAuth: WEBHOOK_AUTH.slice(6) },
-    });
-    if (res.status !== 200) throw new Error(`webhook registration: ${res.status}`);
+  /** The route of the next step's requests (bit k: the instance of its k-th request). */
+  routeBy(bits: number): void {
+    this.route = bits;
+    this.hop = 0;
+  }
+
+  /** The instance the next request of this step goes to, by the step's route. */
+  nextIndex(): number {
+    return ((this.route >> (this.hop++ % 16)) & 1) % INSTANCES;
+  }
+
+  /** The instance the next request of this step goes to. */
+  to(): TestBff {
+    return this.instances[this.nextIndex()]!.t;
+  }
+
+  /** Any instance: for what sends no request (the clock, a pay body). */
+  get t(): TestBff {
+    return this.instances[0]!.t;
   }
 
   /** Sessions to start a run with (credit and debit, up to 3 installments). */
   async openSessions(amounts: number[]): Promise<void> {
     for (const amount of amounts) {
-      const s = await this.t.createSession({
+      const s = await this.to().createSession({
         amount,
         methods: ['credit', 'debit'],
         expiresInSeconds: 86_400,
@@ -142,19 +193,26 @@ export class MoneyWorld {
     }
   }
 
-  /** Stops the BFF (after its webhook work) and starts it again on the same store. */
-  async restart(): Promise<void> {
-    await webhookReceiverOf(this.t.bff.ctx).idle();
-    const offset = this.t.clock.offset;
-    this.oldLogs.push(...this.t.logs);
-    await this.t.close();
-    this.t = await MoneyWorld.bff(this.sandbox, this.store, offset);
-    await this.register();
+  /**
+   * Stops instance `index` (after its webhook work) and starts it again on the same store.
+   * Stopped, it gives the maintenance lease up; killed, the lease it holds lapses.
+   */
+  async restart(index: number, graceful = true): Promise<void> {
+    const old = this.instances[index]!;
+    await webhookReceiverOf(old.t.bff.ctx).idle();
+    if (graceful) await releaseLease(old.t.bff.ctx.db, MAINTENANCE_LEASE, old.name);
+    this.oldLogs.push(...old.t.logs);
+    await old.t.close();
+    const fresh = await this.startInstance(old.t.clock.offset);
+    this.instances[index] = fresh;
+    this.lb.targets[this.lb.targets.indexOf(old.t.url)] = fresh.t.url;
   }
 
   async close(): Promise<void> {
-    await webhookReceiverOf(this.t.bff.ctx).idle();
-    await this.t.close();
+    for (const { t } of this.instances) await webhookReceiverOf(t.bff.ctx).idle();
+    for (const { t } of this.instances) await t.close();
+    await this.lb.close();
+    await this.store.close();
     await this.sandbox.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -168,7 +226,7 @@ export class MoneyWorld {
   /** Both business clocks move on (the BFF's and the sandbox's), then a maintenance round. */
   async advance(minutes: number): Promise<void> {
     await this.quiet();
-    this.t.clock.advance(minutes * 60_000);
+    for (const { t } of this.instances) t.clock.advance(minutes * 60_000);
     const res = await this.sandbox.call('POST', '/__sandbox/clock/advance', {
       token: null,
       body: { minutes },
@@ -179,19 +237,20 @@ export class MoneyWorld {
 
   /** One maintenance round, unknown attempts looked up at once; then the webhook inbox. */
   async round(): Promise<void> {
-    await maintenanceRound(this.t.bff.ctx, {
+    const { t, name } = this.instances[this.nextIndex()]!;
+    await maintenanceRound(t.bff.ctx, {
       accountNumber: DEFAULT_CLIENT.accountNumber,
       settleAfterMs: 0,
       intervalMs: 60_000,
-      instance: 'money-model',
+      instance: name,
     });
     await this.inbox();
   }
 
+  /** Every instance's webhook work done, then one instance works the inbox through. */
   async inbox(): Promise<void> {
-    const receiver = webhookReceiverOf(this.t.bff.ctx);
-    await receiver.idle();
-    await receiver.processAll();
+    for (const { t } of this.instances) await webhookReceiverOf(t.bff.ctx).idle();
+    await webhookReceiverOf(this.to().bff.ctx).processAll();
   }
 
   async fault(path: string, kind: 'latency' | '500' | 'drop'): Promise<void> {
@@ -236,7 +295,7 @@ export class MoneyWorld {
   }
 
   attempts(): Promise<AttemptRowView[]> {
-    return this.t.bff.ctx.db
+    return this.store.db
       .selectFrom('payment_attempts')
       .select([
         'id',
@@ -253,14 +312,14 @@ export class MoneyWorld {
   }
 
   sessionRows() {
-    return this.t.bff.ctx.db
+    return this.store.db
       .selectFrom('checkout_sessions')
       .select(['id', 'status', 'failure_code', 'amount', 'reference_transaction'])
       .execute();
   }
 
   events() {
-    return eventsDb(this.t.bff.ctx.db)
+    return eventsDb(this.store.db)
       .selectFrom('bff_events')
       .select(['id', 'type', 'session_id', 'data'])
       .execute();
@@ -272,14 +331,14 @@ export class MoneyWorld {
   }
 
   logs(): string[] {
-    return [...this.oldLogs, ...this.t.logs];
+    return [...this.oldLogs, ...this.instances.flatMap((i) => i.t.logs)];
   }
 
   /** Every row of every table of the BFF's store, as text. */
   async storeText(): Promise<string> {
     const { sql } = await import('kysely');
-    const db = this.t.bff.ctx.db;
-    const list = this.store.startsWith('postgres')
+    const db = this.store.db;
+    const list = this.storeUrl.startsWith('postgres')
       ? sql<{ name: string }>`select table_name as name from information_schema.tables
           where table_schema = current_schema()`
       : sql<{ name: string }>`select name from sqlite_master where type = 'table'`;

@@ -1,13 +1,14 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { stepCommands, type Model } from '../../support/money-commands';
+import { routed, stepCommands, type Model } from '../../support/money-commands';
 import { raceCommands } from '../../support/money-races';
 import { checkInvariants, checkNoCardData } from '../../support/money-invariants';
 import { MoneyWorld } from '../../support/money-world';
 
 // A model-based test of the money rules over the real stack: random sequences of shopper,
 // merchant, gateway and operator actions (test/support/money-commands.ts) against the BFF and
-// the sandbox, the invariants (test/support/money-invariants.ts) checked after every step and,
+// the sandbox (two BFF instances on one store, each request to the one its step's route
+// picks), the invariants (test/support/money-invariants.ts) checked after every step and,
 // once both clocks moved a day past the last step and the resolver ran, every attempt agreeing
 // with the gateway's ledger. fast-check prints the seed and the shrunk sequence of a failure.
 
@@ -17,7 +18,10 @@ describe('money model', () => {
   it('random sequences keep every charge known once to shopper, BFF and merchant', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.commands([fc.oneof(...stepCommands, ...raceCommands)], { maxCommands: 12, size: 'max' }),
+        fc.commands([fc.oneof(...routed([...stepCommands, ...raceCommands]))], {
+          maxCommands: 12,
+          size: 'max',
+        }),
         fc.boolean(),
         async (cmds, webhooks) => {
           const w = await MoneyWorld.start(webhooks);
