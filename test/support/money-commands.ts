@@ -39,6 +39,26 @@ export function noBadStatus(what: string, res: HttpAnswer, allowed: number[]): v
   }
 }
 
+/** A pay's Idempotency-Key, its body and first answer: the model resends it later. */
+export function keyUsed(
+  w: MoneyWorld,
+  m: Model,
+  s: ModelSession,
+  key: string,
+  body: unknown,
+  first: HttpAnswer,
+): void {
+  w.keys.push({
+    sessionId: s.id,
+    secret: s.secret,
+    key,
+    body,
+    first,
+    at: w.t.clock.now().getTime(),
+  });
+  m.keys++;
+}
+
 export const pickOf = <T>(list: readonly T[], pick: number): T | undefined =>
   list.length ? list[pick % list.length] : undefined;
 
@@ -134,15 +154,7 @@ class Pay extends OnSession {
     const res = await w.to().pay(s.secret, body, key);
     const faultLeft = await w.clearFaults();
     noBadStatus('pay', res, [200, 409]);
-    w.keys.push({
-      sessionId: s.id,
-      secret: s.secret,
-      key,
-      body,
-      first: res,
-      at: w.t.clock.now().getTime(),
-    });
-    m.keys++;
+    keyUsed(w, m, s, key, body, res);
     const fresh = (await w.attemptIds(s.id)).filter((id) => !before.includes(id));
     if (res.status === 200) {
       const result = res.body as PayResult;

@@ -1,4 +1,4 @@
-import type { LedgerSale, MoneyWorld } from './money-world';
+import type { AttemptRowView, LedgerSale, MoneyWorld } from './money-world';
 
 /** The money rules, checked against the sandbox and the BFF's store after every step. */
 
@@ -8,10 +8,19 @@ const TERMINAL = new Set([
   'checkout_session.expired',
 ]);
 
-/** The attempt a ledger sale belongs to: its reference ends with the attempt id. */
-function ownerOf(sale: LedgerSale, ids: readonly string[]): string[] {
+/**
+ * The attempt a ledger sale belongs to: its reference ends with the attempt id, or (a plan's
+ * billing) is the order number its subscription was made with.
+ */
+function ownerOf(sale: LedgerSale, attempts: readonly AttemptRowView[], plan: Set<string>) {
   const ref = sale.transactionReference ?? '';
-  return ids.filter((id) => ref === id || ref.endsWith(`/${id}`));
+  return attempts
+    .filter((a) =>
+      plan.has(a.session_id)
+        ? ref === a.gateway_reference
+        : ref === a.id || ref.endsWith(`/${a.id}`),
+    )
+    .map((a) => a.id);
 }
 
 function fail(what: string, detail: unknown): never {
@@ -29,21 +38,21 @@ export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<
     w.sessionRows(),
     w.events(),
   ]);
-  const ids = attempts.map((a) => a.id);
+  const plan = new Set(sessions.filter((s) => s.plan_id).map((s) => s.id));
   const refs = new Map(sessions.map((s) => [s.id, s.reference_transaction]));
   const byId = new Map(attempts.map((a) => [a.id, a]));
   const charged = new Map<string, LedgerSale>();
 
   // Every sale at the gateway belongs to exactly one attempt, which does not deny it.
   for (const sale of ledger) {
-    const owners = ownerOf(sale, ids);
+    const owners = ownerOf(sale, attempts, plan);
     if (owners.length !== 1) fail('a sale not linked to exactly one attempt', { sale, owners });
     const a = byId.get(owners[0]!)!;
     charged.set(a.id, sale);
     // The gateway got the merchant's reference (a prefix of whole characters) and the attempt.
     const merchantRef = refs.get(a.session_id) ?? '';
     const sent = (sale.transactionReference ?? '').slice(0, -a.id.length - 1);
-    if (!merchantRef.startsWith(sent) || (merchantRef && !sent)) {
+    if (!plan.has(a.session_id) && (!merchantRef.startsWith(sent) || (merchantRef && !sent))) {
       fail('the gateway holds another reference than the merchant gave', { sale, merchantRef });
     }
     if (a.status === 'succeeded') {
@@ -125,6 +134,48 @@ export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<
     if (!byId.get(id)?.canceled_at) fail('payment.canceled for an attempt not canceled', e);
   }
   for (const [id, n] of cancels) if (n > 1) fail('two payment.canceled for one payment', id);
+  await checkPlans(w, settled, attempts, sessions, events);
+}
+
+/**
+ * A plan session paid holds one live subscription at the gateway, that of its won attempt; one
+ * not paid holds none once the resolver ran past its windows; no subscription is unknown.
+ */
+async function checkPlans(
+  w: MoneyWorld,
+  settled: boolean,
+  attempts: readonly AttemptRowView[],
+  sessions: Awaited<ReturnType<MoneyWorld['sessionRows']>>,
+  events: Awaited<ReturnType<MoneyWorld['events']>>,
+): Promise<void> {
+  if (!w.planSessions.length) return;
+  const subs = await w.subscriptions();
+  const byRef = new Map(attempts.map((a) => [a.gateway_reference, a]));
+  const live = new Map<string, string[]>();
+  for (const sub of subs) {
+    const a = byRef.get(sub.orderNumber);
+    if (!a) fail('a subscription no attempt made', sub);
+    if (sub.status === 'Canceled') continue;
+    live.set(a.session_id, [...(live.get(a.session_id) ?? []), sub.id]);
+    if (settled && a.status !== 'succeeded')
+      fail('a live subscription of an attempt not won', { sub, a });
+  }
+  for (const s of sessions.filter((x) => x.plan_id)) {
+    const mine = live.get(s.id) ?? [];
+    if (mine.length > 1) fail('a plan session with two live subscriptions', { s, mine });
+    const won = attempts.find((a) => a.session_id === s.id && a.status === 'succeeded');
+    if (won && (mine.length !== 1 || won.subscription_id !== mine[0])) {
+      fail('a paid plan session without its one subscription', { s, won, mine });
+    }
+    if (settled && !won && mine.length)
+      fail('an unpaid plan session still subscribed', { s, mine });
+    // The merchant hears of the subscription once, and only of one that was paid for.
+    const created = events.filter(
+      (e) => e.session_id === s.id && e.type === 'subscription.created',
+    );
+    if (created.length !== (won ? 1 : 0))
+      fail('subscription.created events disagree', { s, created, won });
+  }
 }
 
 /** No card number or ciphertext in a log line or a stored row. */

@@ -10,6 +10,7 @@ import { webhookReceiverOf } from '../../server/bff/webhooks/receiver';
 import { openDb, type OpenedDb } from '../../server/lib/db';
 import { DEFAULT_CLIENT } from '../../server/sandbox/clients';
 import { startBff, testDbUrl, type HttpAnswer, type TestBff } from './bff';
+import { createPlanSession } from './plan-pay';
 import { roundRobin, type RoundRobin } from './round-robin';
 import { startSandbox, type TestSandbox } from './sandbox';
 
@@ -63,6 +64,13 @@ export interface AttemptRowView {
   nsu: string | null;
   amount: number;
   canceled_at: string | null;
+  subscription_id: string | null;
+}
+
+export interface GatewaySubscription {
+  id: string;
+  orderNumber: string;
+  status: string;
 }
 
 /** How many BFF instances a run has, all on one store behind one load balancer. */
@@ -96,6 +104,9 @@ export class MoneyWorld {
   oldLogs: string[] = [];
   movement = 900_000_000;
   cardKey = '';
+  /** The run's plan (R$ 49,90 a month, two retries of a first billing waiting on funds). */
+  planId = '';
+  planSessions: ModelSession[] = [];
   readonly instances: Instance[] = [];
   /** Which instance each request of the current step goes to: bit k for its k-th request. */
   private route = 0;
@@ -134,6 +145,18 @@ export class MoneyWorld {
     }
     const key = await sandbox.call('GET', '/v1/cards/public-key');
     w.cardKey = (key.body as { key: string }).key;
+    const plan = await sandbox.call('POST', '/v1/recurrences/plans', {
+      body: {
+        name: 'Model monthly',
+        description: 'Model membership',
+        amount: 49.9,
+        planType: 'Monthly',
+        paymentMethod: 'CreditCard',
+        attempts: 2,
+      },
+    });
+    if (plan.status !== 200) throw new Error(`plan: ${plan.status}`);
+    w.planId = plan.body as string;
     if (webhooks) {
       const res = await sandbox.call('POST', '/api/webhooks/subscriptions?accountNumber=1001', {
         body: { url: `${w.lb.url}/webhooks/gateway`, basicAuth: WEBHOOK_AUTH.slice(6) },
@@ -179,6 +202,12 @@ export class MoneyWorld {
   /** Any instance: for what sends no request (the clock, a pay body). */
   get t(): TestBff {
     return this.instances[0]!.t;
+  }
+
+  /** A session of the run's plan to start a run with. */
+  async openPlanSession(): Promise<void> {
+    const s = await createPlanSession(this.to(), this.planId);
+    this.planSessions.push({ id: s.id, secret: s.clientSecret, amount: 4_990 });
   }
 
   /** Sessions to start a run with (credit and debit, up to 3 installments). */
@@ -294,6 +323,22 @@ export class MoneyWorld {
     return res.body as LedgerSale[];
   }
 
+  /** Every subscription at the gateway (the run has only its plan's). */
+  async subscriptions(): Promise<GatewaySubscription[]> {
+    const out: GatewaySubscription[] = [];
+    for (let page = 1; page <= 20; page++) {
+      const res = await this.sandbox.call(
+        'GET',
+        `/v1/recurrences/subscriptions?orderBy=createdDate&limit=100&page=${page}`,
+      );
+      if (res.status !== 200) throw new Error(`subscriptions: ${res.status}`);
+      const { items, total } = res.body as { items: GatewaySubscription[]; total: number };
+      out.push(...items);
+      if (out.length >= total || items.length === 0) break;
+    }
+    return out;
+  }
+
   attempts(): Promise<AttemptRowView[]> {
     return this.store.db
       .selectFrom('payment_attempts')
@@ -306,6 +351,7 @@ export class MoneyWorld {
         'nsu',
         'amount',
         'canceled_at',
+        'subscription_id',
       ])
       .orderBy('created_at')
       .execute();
@@ -314,7 +360,7 @@ export class MoneyWorld {
   sessionRows() {
     return this.store.db
       .selectFrom('checkout_sessions')
-      .select(['id', 'status', 'failure_code', 'amount', 'reference_transaction'])
+      .select(['id', 'status', 'failure_code', 'amount', 'reference_transaction', 'plan_id'])
       .execute();
   }
 

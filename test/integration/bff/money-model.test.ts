@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { routed, stepCommands, type Model } from '../../support/money-commands';
+import { planCommands } from '../../support/money-plans';
 import { raceCommands } from '../../support/money-races';
 import { checkInvariants, checkNoCardData } from '../../support/money-invariants';
 import { MoneyWorld } from '../../support/money-world';
@@ -18,7 +19,7 @@ describe('money model', () => {
   it('random sequences keep every charge known once to shopper, BFF and merchant', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.commands([fc.oneof(...routed([...stepCommands, ...raceCommands]))], {
+        fc.commands([fc.oneof(...routed([...stepCommands, ...raceCommands, ...planCommands]))], {
           maxCommands: 12,
           size: 'max',
         }),
@@ -27,6 +28,7 @@ describe('money model', () => {
           const w = await MoneyWorld.start(webhooks);
           try {
             await w.openSessions([10_000, 2_501]);
+            await w.openPlanSession();
             const model: Model = { sessions: 2, keys: 0 };
             await fc.asyncModelRun(() => ({ model, real: w }), cmds);
             await w.advance(25 * 60);
@@ -35,7 +37,8 @@ describe('money model', () => {
             if (process.env.MONEY_MODEL_TRACE) {
               const attempts = (await w.attempts()).map((a) => `${a.status}/${a.failure_code}`);
               console.warn(
-                `${String(cmds)}\n  sales ${(await w.ledger()).length}: ${attempts.join(' ')}`,
+                `${String(cmds)}\n  sales ${(await w.ledger()).length}: ${attempts.join(' ')}` +
+                  `\n  subscriptions: ${(await w.subscriptions()).map((x) => x.status).join(' ')}`,
               );
             }
           } finally {
