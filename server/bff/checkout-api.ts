@@ -52,6 +52,12 @@ export const MetadataSchema = z
   )
   .refine((m) => Object.keys(m).length <= 20, { error: 'at most 20 keys' });
 
+/**
+ * Half of a UTF-16 surrogate pair on its own: not a character. A UTF-8 store (PostgreSQL, the
+ * gateway's) keeps U+FFFD for it, so a reference holding one is not what the ledger returns.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** `POST /v1/checkout-sessions` (Authorization: Bearer <merchant secret>). */
 export const CreateSessionBodySchema = z
   .object({
@@ -61,7 +67,14 @@ export const CreateSessionBodySchema = z
     origin: z.string().url(),
     methods: z.array(PaymentMethodSchema).min(1).max(2).optional(),
     maxInstallments: z.number().int().min(1).max(12).optional(),
-    referenceTransaction: z.string().min(1).max(50).optional(),
+    referenceTransaction: z
+      .string()
+      .min(1)
+      .max(50)
+      .refine((s) => !LONE_SURROGATE.test(s), {
+        error: 'must be well-formed Unicode text (half a character found)',
+      })
+      .optional(),
     customer: z
       .object({
         firstName: z.string().max(60).optional(),

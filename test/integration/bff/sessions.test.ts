@@ -101,6 +101,11 @@ describe('POST /v1/checkout-sessions', () => {
     [{ amount: 100, origin: MERCHANT_ORIGIN, methods: ['pix'] }, 'methods.0'],
     [{ amount: 100, origin: MERCHANT_ORIGIN, planId: 'plan-1' }, 'amount'],
     [{ amount: 100, origin: MERCHANT_ORIGIN, status: 'succeeded' }, 'body'],
+    // Half an emoji: a UTF-8 store would keep U+FFFD, not what the gateway was sent.
+    [
+      { amount: 100, origin: MERCHANT_ORIGIN, referenceTransaction: 'order-\ud83d' },
+      'referenceTransaction',
+    ],
   ])('400 naming the field %#', async (body, tag) => {
     const res = await t.request('POST', '/v1/checkout-sessions', { headers: merchant, body });
     expect(res.status).toBe(400);
