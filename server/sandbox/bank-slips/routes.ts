@@ -4,7 +4,7 @@ import { decimalLoose, isoDate, isoDateTime, reqStr } from '../../gateway/schema
 import { errorResponse, parseJsonBody, parseQuery } from '../../lib/http';
 import type { SandboxContext, SandboxEnv } from '../context';
 import { accountNumberParam, dateRangeQuery, forbidOtherAccount } from '../reconciliation/query';
-import { spIso, spStartOfDay } from '../reconciliation/calendar';
+import { spDate, spIso, spStartOfDay } from '../reconciliation/calendar';
 import { FIRST_FACTOR_DATE, MAX_BARCODE_CENTS } from './codes';
 import {
   findSlip,
@@ -269,6 +269,16 @@ export function bankSlipControlRoutes(ctx: SandboxContext): Hono {
       const b = body.data;
       if (!ctx.clients.some((cl) => BigInt(cl.accountNumber) === BigInt(b.accountNumber))) {
         return errorResponse(c, 400, 'accountNumber', 'accountNumber: no sandbox client has it');
+      }
+      // The day it was issued is past or today: a slip issued later would be listed before it exists.
+      const today = spDate(ctx.clock.now());
+      if (b.issueDate !== undefined && b.issueDate > today) {
+        return errorResponse(
+          c,
+          400,
+          'issueDate',
+          `issueDate: must not be after the sandbox's today ${today}`,
+        );
       }
       const slip = await issueSlip(ctx, {
         accountNumber: ctx.clients.find(

@@ -139,6 +139,15 @@ export async function paySlip(
       description: 'paidAt: must not be after the sandbox clock',
     };
   }
+  const paymentDate = spDate(paidAt);
+  if (paymentDate < slip.issue_date) {
+    return {
+      ok: false,
+      status: 400,
+      tag: 'paidAt',
+      description: `paidAt: must not be before the slip's issue date ${slip.issue_date}`,
+    };
+  }
   const cents = input.cents ?? slip.value_cents;
   if (cents < slip.value_cents) {
     return {
@@ -148,7 +157,6 @@ export async function paySlip(
       description: `value: less than the slip's ${(slip.value_cents / 100).toFixed(2)} (a boleto is not paid in part)`,
     };
   }
-  const paymentDate = spDate(paidAt);
   const update = {
     status_bill: STATUS_BILL.paid,
     paid_at: spIso(paidAt),

@@ -86,6 +86,8 @@ describe('issuing', () => {
     [{ accountNumber: 'abc' }, 'accountNumber'],
     [{ accountNumber: '999' }, 'accountNumber'],
     [{ statusIntegration: 3 }, 'statusIntegration'],
+    // Issued tomorrow (the sandbox's today is 2026-03-10): it would be listed before it exists.
+    [{ issueDate: '2026-03-11' }, 'issueDate'],
   ])('refuses %o naming %s', async (body, field) => {
     const res = await sb.call('POST', '/__sandbox/bank-slips', {
       token: null,
@@ -197,6 +199,10 @@ describe('paying, overdue and the four reads', () => {
     expect((await pay(failed.id)).status).toBe(409);
     expect((await pay('00000000-0000-0000-0000-000000000000')).status).toBe(404);
     expect((await pay(past.id, { paidAt: '2099-01-01T00:00:00Z' })).status).toBe(400);
+    // Nor before the day it was issued (2026-03-10 here).
+    const early = await pay(past.id, { paidAt: '2026-03-09T12:00:00-03:00' });
+    expect(early.status).toBe(400);
+    expect((early.body as { tag: string }[])[0]?.tag).toBe('paidAt');
     const paidUpper = await pay(String(past.id).toUpperCase());
     expect(paidUpper.status).toBe(200);
     expect(paidUpper.body).toMatchObject({ id: past.id, statusBill: 3 });
