@@ -126,7 +126,7 @@ export const queryLong = z
 /** A date YYYY-MM-DD in a query string. */
 export const queryDate = z
   .string({ error: 'is required' })
-  .max(10, { error: 'must be a date YYYY-MM-DD' })
+  .max(10, { error: 'must be a date YYYY-MM-DD', abort: true })
   .refine(isCalendarDate, { error: 'must be a date YYYY-MM-DD' });
 
 /** The search envelope of plans, subscriptions and billings. */

@@ -19,7 +19,8 @@ export const accountNumberParam = z
 
 export const dateParam = z
   .string({ error: 'is required' })
-  .max(10, { error: 'must be a date YYYY-MM-DD' })
+  // Aborts: a long value is one error, not this and the calendar check's.
+  .max(10, { error: 'must be a date YYYY-MM-DD', abort: true })
   .refine(isCalendarDate, { error: 'must be a date YYYY-MM-DD' });
 
 /** `accountNumber`, `startDate`, `endDate`: inclusive, ordered, at most MAX_RANGE_DAYS long. */

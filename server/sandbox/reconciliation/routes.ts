@@ -126,6 +126,7 @@ const ByAuthCodeQuery = z.object({
     .string()
     .regex(/^\d{1,2}$/, { error: 'must be a whole number from 1 to 99' })
     .transform(Number)
+    .pipe(z.number().min(1, { error: 'must be a whole number from 1 to 99' }))
     .optional(),
 });
 

@@ -320,6 +320,14 @@ describe('query validation and account scope', () => {
       { accountNumber: '1001', codAuth: 'A', installmentNumber: '0x1' },
       'installmentNumber',
     ],
+    // Installments are counted from 1: there is no installment 0 to look for.
+    [
+      'search-by-auth-code',
+      { accountNumber: '1001', codAuth: 'A', installmentNumber: '0' },
+      'installmentNumber',
+    ],
+    // A datetime where a date goes: one error item, not one per rule it breaks.
+    ['search-by-operation-date', { ...range, startDate: '2026-04-01T00:00:00' }, 'startDate'],
     [
       'search-by-auth-code',
       { accountNumber: '1001', codAuth: 'A', operationDate: '2026-13-01' },
@@ -329,7 +337,7 @@ describe('query validation and account scope', () => {
   ])('%s %o → 400 naming the field', async (op, params, field) => {
     const res = await search(op, params);
     expect(res.status).toBe(400);
-    expect((res.body as { tag: string }[])[0]?.tag).toBe(field);
+    expect((res.body as { tag: string }[]).map((i) => i.tag)).toEqual([field]);
   });
 
   it('another account’s number is 403 on all five', async () => {

@@ -71,6 +71,15 @@ describe('reconciliation queries', () => {
       path,
     );
   });
+
+  it('a date sent as a datetime is one issue, not one per rule it breaks', () => {
+    const r = ConcilDateRangeQuerySchema.safeParse({
+      accountNumber: '1001',
+      startDate: '2026-01-01T00:00:00',
+      endDate: '2026-01-01',
+    });
+    expect(r.error?.issues.map((i) => i.path.join('.'))).toEqual(['startDate']);
+  });
 });
 
 describe('reconciliation rows', () => {
