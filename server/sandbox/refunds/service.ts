@@ -135,10 +135,11 @@ export async function decideCancellationRequest(
   id: string,
   to: RefundStatus,
 ): Promise<{ ok: true; request: CancellationRequest & { paymentId: string } } | Failure> {
+  // Ids are stored in lower case; a GUID is the same in either case.
   const row = await ctx.db
     .selectFrom('cancellation_requests')
     .selectAll()
-    .where('id', '=', id)
+    .where('id', '=', id.toLowerCase())
     .executeTakeFirst();
   if (!row)
     return { ok: false, status: 404, tag: 'id', description: 'id: unknown cancellation request' };
@@ -157,7 +158,7 @@ export async function decideCancellationRequest(
     const res = await ctx.db
       .updateTable('cancellation_requests')
       .set({ status: to, updated_at: now })
-      .where('id', '=', id)
+      .where('id', '=', row.id)
       .where('status', '=', row.status)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return false;
@@ -180,7 +181,7 @@ export async function decideCancellationRequest(
         await ctx.events.emitAll({
           type: to === 'CANCELADO' ? 'payment.canceled' : 'payment.refund-approved',
           payment: toStoredPayment(prow),
-          cancellationRequestId: id,
+          cancellationRequestId: row.id,
           at: now,
         });
       }

@@ -114,10 +114,12 @@ describe('cancellation requests and GET /v1/refund/list', () => {
       description: 'parcial',
     });
     const id = (open.body as { id: string }).id;
-    expect(
-      (await control('POST', `/cancellation-requests/${id}/decide`, { status: 'REJEITADO' }))
-        .status,
-    ).toBe(200);
+    // A GUID is the same in upper case, as on the list.
+    const rejected = await control('POST', `/cancellation-requests/${id.toUpperCase()}/decide`, {
+      status: 'REJEITADO',
+    });
+    expect(rejected.status, JSON.stringify(rejected.body)).toBe(200);
+    expect(rejected.body).toMatchObject({ id, status: 'REJEITADO' });
     expectFieldError(
       await control('POST', `/cancellation-requests/${id}/decide`, { status: 'APROVADO' }),
       409,
