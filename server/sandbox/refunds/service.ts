@@ -48,11 +48,24 @@ function toItem(r: Row): CancellationRequest & { requestedAmount: number } {
 
 export type Failure = { ok: false; status: 404 | 409 | 400; tag: string; description: string };
 
-/** Opens a cancellation request (`PENDENTE`) for an approved payment. `amount` in cents. */
-export async function openCancellationRequest(
+type Opened = { ok: true; request: CancellationRequest & { paymentId: string } } | Failure;
+
+/**
+ * Opens a cancellation request (`PENDENTE`) for an approved payment. `amount` in cents. The
+ * checks and the insert are one transaction: two requests opened at once for one payment
+ * cannot both pass "none open, at most what is left" and ask back more than it was.
+ */
+export function openCancellationRequest(
   ctx: SandboxContext,
   input: { paymentId: string; amount?: number | undefined; description: string },
-): Promise<{ ok: true; request: CancellationRequest & { paymentId: string } } | Failure> {
+): Promise<Opened> {
+  return inOneTransaction(ctx.db, () => openChecked(ctx, input));
+}
+
+async function openChecked(
+  ctx: SandboxContext,
+  input: { paymentId: string; amount?: number | undefined; description: string },
+): Promise<Opened> {
   const payment = await findPayment(ctx, input.paymentId);
   if (!payment) {
     return { ok: false, status: 404, tag: 'paymentId', description: 'paymentId: unknown payment' };
@@ -154,14 +167,28 @@ export async function decideCancellationRequest(
   const now = ctx.clock.now().toISOString();
   // The decision, the payment's status and what the handlers write for it (ledger rows, webhook
   // notifications, urlCallBack) commit together; a handler that fails rolls all of it back.
-  const moved = await inOneTransaction(ctx.db, async () => {
+  const moved = await inOneTransaction(ctx.db, async (): Promise<true | Failure> => {
+    if (to === 'CANCELADO') {
+      // What is given back never passes the payment, whatever was opened before.
+      const left = row.transaction_amount - (await canceledSoFar(ctx, row.payment_id));
+      if (row.amount > left) {
+        return {
+          ok: false,
+          status: 409,
+          tag: 'amount',
+          description: `amount: the request's ${row.amount} cents are more than the ${left} cents not canceled yet`,
+        };
+      }
+    }
     const res = await ctx.db
       .updateTable('cancellation_requests')
       .set({ status: to, updated_at: now })
       .where('id', '=', row.id)
       .where('status', '=', row.status)
       .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return false;
+    if (Number(res.numUpdatedRows) !== 1) {
+      return { ok: false, status: 409, tag: 'status', description: 'status: changed concurrently' };
+    }
     const whole =
       to === 'CANCELADO' && (await canceledSoFar(ctx, row.payment_id)) >= row.transaction_amount;
     if (whole) {
@@ -188,9 +215,7 @@ export async function decideCancellationRequest(
     }
     return true;
   });
-  if (!moved) {
-    return { ok: false, status: 409, tag: 'status', description: 'status: changed concurrently' };
-  }
+  if (moved !== true) return moved;
   return { ok: true, request: { ...toItem({ ...row, status: to }), paymentId: row.payment_id } };
 }
 

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxEvent } from '../../../server/sandbox/events';
 import { findPayment } from '../../../server/sandbox/payments/store';
+import {
+  decideCancellationRequest,
+  openCancellationRequest,
+} from '../../../server/sandbox/refunds/service';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
 import { creditBody, debitBody, expectFieldError, plainCardInfo } from './payment-helpers';
 
@@ -288,6 +292,65 @@ describe('cancellation requests and GET /v1/refund/list', () => {
       items: { requestedAmount: number }[];
     };
     expect(listed.items[0]?.requestedAmount).toBe(70);
+  });
+});
+
+describe('a payment is never given back more than it was', () => {
+  it('two requests opened at once: one opens, the other is refused', async () => {
+    const p = await pay(10_000);
+    const ctx = sb.sandbox.ctx;
+    // Started in the same turn, as two control-plane calls can be.
+    const both = await Promise.all([
+      openCancellationRequest(ctx, { paymentId: p.paymentId, amount: 6_000, description: 'a' }),
+      openCancellationRequest(ctx, { paymentId: p.paymentId, amount: 6_000, description: 'b' }),
+    ]);
+    expect(both.map((r) => r.ok).sort()).toEqual([false, true]);
+    expect(both.find((r) => !r.ok)).toMatchObject({ status: 409, tag: 'paymentId' });
+  });
+
+  it('a request asking more than is left is not decided CANCELADO', async () => {
+    const p = await pay(10_000);
+    const ctx = sb.sandbox.ctx;
+    const first = await openCancellationRequest(ctx, {
+      paymentId: p.paymentId,
+      amount: 6_000,
+      description: 'a',
+    });
+    if (!first.ok) throw new Error(first.description);
+    // A second request for 60.00 written beside it (as a store from before the open check was
+    // one transaction may hold): whichever is decided second would pass the payment.
+    const row = await ctx.db
+      .selectFrom('cancellation_requests')
+      .selectAll()
+      .where('id', '=', first.request.id)
+      .executeTakeFirstOrThrow();
+    const { seq: _seq, ...copy } = row;
+    void _seq;
+    const secondId = '00000000-0000-4000-8000-000000000001';
+    await ctx.db
+      .insertInto('cancellation_requests')
+      .values({ ...copy, id: secondId, description: 'b' })
+      .execute();
+    for (const id of [first.request.id, secondId]) {
+      expect((await decideCancellationRequest(ctx, id, 'APROVADO')).ok).toBe(true);
+    }
+    expect((await decideCancellationRequest(ctx, first.request.id, 'CANCELADO')).ok).toBe(true);
+    expect(await decideCancellationRequest(ctx, secondId, 'CANCELADO')).toMatchObject({
+      ok: false,
+      status: 409,
+      tag: 'amount',
+    });
+    expect((await findPayment(ctx, p.paymentId))?.status).toBe('approved');
+    const given = await ctx.db
+      .selectFrom('cancellation_requests')
+      .select(['id', 'status'])
+      .where('payment_id', '=', p.paymentId)
+      .orderBy('seq')
+      .execute();
+    expect(given).toEqual([
+      { id: first.request.id, status: 'CANCELADO' },
+      { id: secondId, status: 'APROVADO' },
+    ]);
   });
 });
 
