@@ -164,7 +164,21 @@ export async function paySlip(
     effective_credit_date: nextBusinessDay(paymentDate),
     paid_cents: cents,
   };
-  await ctx.db.updateTable('bank_slips').set(update).where('id', '=', slip.id).execute();
+  // Still payable when written: of two payments recorded at once, one is, the other is 409.
+  const res = await ctx.db
+    .updateTable('bank_slips')
+    .set(update)
+    .where('id', '=', slip.id)
+    .where('status_bill', 'in', [STATUS_BILL.issued, STATUS_BILL.overdue])
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) {
+    return {
+      ok: false,
+      status: 409,
+      tag: 'statusBill',
+      description: 'statusBill: the slip was paid meanwhile; it cannot be paid again',
+    };
+  }
   return { ok: true, slip: { ...slip, ...update } };
 }
 

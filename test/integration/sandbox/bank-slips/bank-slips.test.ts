@@ -1,6 +1,8 @@
 import { isValidBoleto, isValidPixPayload } from '@brazilian-utils/brazilian-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OffsetClock } from '../../../../server/lib/clock';
+import { slipRow } from '../../../../server/sandbox/bank-slips/routes';
+import { paySlip } from '../../../../server/sandbox/bank-slips/service';
 import { startSandbox, type TestSandbox } from '../../../support/sandbox';
 
 // The sandbox clock starts at a fixed instant: 2026-03-10 12:00 São Paulo (15:00Z).
@@ -206,6 +208,25 @@ describe('paying, overdue and the four reads', () => {
     const paidUpper = await pay(String(past.id).toUpperCase());
     expect(paidUpper.status).toBe(200);
     expect(paidUpper.body).toMatchObject({ id: past.id, statusBill: 3 });
+  });
+});
+
+describe('a slip is paid once', () => {
+  it('two payments recorded at once: one is, the other is 409 and changes nothing', async () => {
+    const slip = await issue({ value: 10 });
+    const both = await Promise.all([
+      paySlip(sb.sandbox.ctx, slip.id as string, { cents: 1_000 }),
+      paySlip(sb.sandbox.ctx, slip.id as string, { cents: 2_000 }),
+    ]);
+    expect(both.map((r) => r.ok).sort()).toEqual([false, true]);
+    expect(both.find((r) => !r.ok)).toMatchObject({ status: 409, tag: 'statusBill' });
+    // The list tells what the accepted payment's answer told.
+    const paid = both.find((r) => r.ok);
+    const details = await q('information', { accountNumber: '1001', id_bill: slip.id as string });
+    expect(details.body).toMatchObject({
+      status: 3,
+      effectivePaymentValue: paid?.ok ? slipRow(paid.slip).effectivePaymentValue : 'none',
+    });
   });
 });
 
