@@ -7,6 +7,7 @@ import type {
 } from '../../gateway/schemas/refunds';
 import type { SandboxContext } from '../context';
 import { findPayment, toStoredPayment } from '../payments/store';
+import { spDate } from '../reconciliation/calendar';
 import type { RefundsTables } from './store';
 
 type Row = Omit<RefundsTables['cancellation_requests'], 'seq'>;
@@ -21,11 +22,6 @@ export const TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>
 
 export function canMove(from: RefundStatus, to: RefundStatus): boolean {
   return TRANSITIONS[from].includes(to);
-}
-
-/** São Paulo calendar day (UTC-3) of an instant. */
-export function saoPauloDate(iso: string): string {
-  return new Date(Date.parse(iso) - 3 * 3_600_000).toISOString().slice(0, 10);
 }
 
 /**
@@ -114,7 +110,8 @@ async function openChecked(
     authorization_code: payment.authorizationCode,
     amount,
     transaction_amount: payment.amount,
-    operation_date: saoPauloDate(payment.authorizedAt),
+    // The day the reconciliation dates the sale: São Paulo's, daylight saving time included.
+    operation_date: spDate(new Date(payment.authorizedAt)),
     installments: payment.installments,
     status: 'PENDENTE' as const,
     description: input.description,
