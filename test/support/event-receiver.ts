@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { Hono } from 'hono';
 import { Webhook } from 'standardwebhooks';
 import type { CheckoutEvent } from '../../contract/events';
@@ -12,10 +13,22 @@ export interface EventReceiver {
   received: CheckoutEvent[];
   /** Every request, verified or not, with the status answered. */
   requests: { id: string | null; status: number }[];
+  /**
+   * Every verified request, in the order it was answered: its `webhook-id`, its event and the
+   * status answered (0: the connection was dropped).
+   */
+  seen: { webhookId: string; event: CheckoutEvent; status: number }[];
+  /** The body of every request, verified or not. */
+  bodies: string[];
   /** Requests that reached the receiver, answered or not yet. */
   arrived: number;
-  /** `ok`: 204; `down`: 503; `hang`: never answers (until `release()`). */
-  mode: 'ok' | 'down' | 'hang';
+  /**
+   * `ok`: 204; `down`: 503; `hang`: never answers (until `release()`); `error`: 500; `drop`:
+   * the connection is destroyed unanswered; `slow`: 204 after `delayMs`.
+   */
+  mode: 'ok' | 'down' | 'hang' | 'error' | 'drop' | 'slow';
+  /** How long `slow` waits before its 204. */
+  delayMs: number;
   /** A mode for one request (by `webhook-id`), asked before `mode`; undefined: `mode`. */
   modeFor: ((id: string | null) => EventReceiver['mode'] | undefined) | null;
   /** Answers every request left hanging, with 204. */
@@ -35,11 +48,15 @@ export async function startEventReceiver(secret = EVENTS_SECRET): Promise<EventR
     requests: [] as { id: string | null; status: number }[],
     mode: 'ok' as EventReceiver['mode'],
     modeFor: null as EventReceiver['modeFor'],
+    seen: [] as EventReceiver['seen'],
+    bodies: [] as string[],
+    delayMs: 0,
     arrived: 0,
   };
   const app = new Hono().post('/events', async (c) => {
     state.arrived++;
     const body = await c.req.text();
+    state.bodies.push(body);
     const id = c.req.header('webhook-id') ?? null;
     let event: CheckoutEvent;
     try {
@@ -53,14 +70,25 @@ export async function startEventReceiver(secret = EVENTS_SECRET): Promise<EventR
       return c.body(null, 400);
     }
     const mode = state.modeFor?.(id) ?? state.mode;
-    if (mode === 'down') {
-      state.requests.push({ id, status: 503 });
-      return c.body(null, 503);
+    const answer = (status: number) => {
+      state.requests.push({ id, status });
+      state.seen.push({ webhookId: id ?? '', event, status });
+    };
+    if (mode === 'down' || mode === 'error') {
+      const status = mode === 'down' ? 503 : 500;
+      answer(status);
+      return c.body(null, status);
+    }
+    if (mode === 'drop') {
+      answer(0);
+      (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.destroy();
+      return c.body(null, 502);
     }
     if (mode === 'hang') {
       await new Promise<void>((resolve) => waiting.push(resolve));
     }
-    state.requests.push({ id, status: 204 });
+    if (mode === 'slow') await new Promise((resolve) => setTimeout(resolve, state.delayMs));
+    answer(204);
     state.received.push(event);
     return c.body(null, 204);
   });
@@ -72,6 +100,14 @@ export async function startEventReceiver(secret = EVENTS_SECRET): Promise<EventR
     },
     get requests() {
       return state.requests;
+    },
+    seen: state.seen,
+    bodies: state.bodies,
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(ms) {
+      state.delayMs = ms;
     },
     get arrived() {
       return state.arrived;

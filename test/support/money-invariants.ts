@@ -1,4 +1,5 @@
 import type { AttemptRowView, LedgerSale, MoneyWorld } from './money-world';
+import { checkReceived } from './money-received';
 
 /** The money rules, checked against the sandbox and the BFF's store after every step. */
 
@@ -23,7 +24,7 @@ function ownerOf(sale: LedgerSale, attempts: readonly AttemptRowView[], plan: Se
     .map((a) => a.id);
 }
 
-function fail(what: string, detail: unknown): never {
+export function fail(what: string, detail: unknown): never {
   throw new Error(`money invariant broken: ${what}\n${JSON.stringify(detail, null, 2)}`);
 }
 
@@ -135,6 +136,7 @@ export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<
   }
   for (const [id, n] of cancels) if (n > 1) fail('two payment.canceled for one payment', id);
   await checkPlans(w, settled, attempts, sessions, events);
+  await checkReceived(w);
 }
 
 /**

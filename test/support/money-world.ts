@@ -10,6 +10,7 @@ import { webhookReceiverOf } from '../../server/bff/webhooks/receiver';
 import { openDb, type OpenedDb } from '../../server/lib/db';
 import { DEFAULT_CLIENT } from '../../server/sandbox/clients';
 import { startBff, testDbUrl, type HttpAnswer, type TestBff } from './bff';
+import { EVENTS_SECRET, startEventReceiver, type EventReceiver } from './event-receiver';
 import { createPlanSession } from './plan-pay';
 import { roundRobin, type RoundRobin } from './round-robin';
 import { startSandbox, type TestSandbox } from './sandbox';
@@ -20,6 +21,8 @@ export const WEBHOOK_AUTH = `Basic ${Buffer.from('gateway:gateway').toString('ba
 /** Per-call gateway timeout of the model's BFF, and the latency fault that outlasts it. */
 export const GATEWAY_TIMEOUT_MS = 1_500;
 export const LATE_MS = 2_500;
+/** How long the model's BFF waits for the merchant's events receiver to answer. */
+export const EVENTS_TIMEOUT_MS = 400;
 
 /** What the shopper was told for one attempt (a pay, or a challenge's completion). */
 export interface ShopperAnswer {
@@ -108,6 +111,8 @@ export class MoneyWorld {
   planId = '';
   planSessions: ModelSession[] = [];
   readonly instances: Instance[] = [];
+  /** The merchant's events endpoint every instance delivers to (test/support/money-delivery.ts). */
+  receiver!: EventReceiver;
   /** Which instance each request of the current step goes to: bit k for its k-th request. */
   private route = 0;
   private hop = 0;
@@ -139,6 +144,7 @@ export class MoneyWorld {
       webhooks,
       storeUrl,
     );
+    w.receiver = await startEventReceiver();
     for (let i = 0; i < INSTANCES; i++) {
       w.instances.push(await w.startInstance(0));
       w.lb.targets.push(w.instances[i]!.t.url);
@@ -177,7 +183,13 @@ export class MoneyWorld {
       sandbox: this.sandbox,
       ...(pg ? { dbUrl: this.storeUrl } : { deps: { db: this.store.db } }),
       gatewayTimeoutMs: GATEWAY_TIMEOUT_MS,
-      config: { payRateLimitPerMinute: 100_000, publicUrl: this.lb.url },
+      config: {
+        payRateLimitPerMinute: 100_000,
+        publicUrl: this.lb.url,
+        eventsUrl: this.receiver.url,
+        eventsSecret: EVENTS_SECRET,
+        eventsTimeoutMs: EVENTS_TIMEOUT_MS,
+      },
     });
     t.clock.advance(offsetMs);
     return { t, name: `money-model-${++this.started}` };
@@ -240,6 +252,7 @@ export class MoneyWorld {
   async close(): Promise<void> {
     for (const { t } of this.instances) await webhookReceiverOf(t.bff.ctx).idle();
     for (const { t } of this.instances) await t.close();
+    await this.receiver.close();
     await this.lb.close();
     await this.store.close();
     await this.sandbox.close();
@@ -367,7 +380,7 @@ export class MoneyWorld {
   events() {
     return eventsDb(this.store.db)
       .selectFrom('bff_events')
-      .select(['id', 'type', 'session_id', 'data'])
+      .select(['id', 'type', 'session_id', 'data', 'delivery_status'])
       .execute();
   }
 

@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { routed, stepCommands, type Model } from '../../support/money-commands';
+import { deliveryCommands, drainEvents } from '../../support/money-delivery';
 import { planCommands } from '../../support/money-plans';
 import { raceCommands } from '../../support/money-races';
 import { checkInvariants, checkNoCardData } from '../../support/money-invariants';
+import { checkDelivered } from '../../support/money-received';
 import { MoneyWorld } from '../../support/money-world';
 
 // A model-based test of the money rules over the real stack: random sequences of shopper,
@@ -19,10 +21,17 @@ describe('money model', () => {
   it('random sequences keep every charge known once to shopper, BFF and merchant', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.commands([fc.oneof(...routed([...stepCommands, ...raceCommands, ...planCommands]))], {
-          maxCommands: 12,
-          size: 'max',
-        }),
+        fc.commands(
+          [
+            fc.oneof(
+              ...routed([...stepCommands, ...raceCommands, ...planCommands, ...deliveryCommands]),
+            ),
+          ],
+          {
+            maxCommands: 12,
+            size: 'max',
+          },
+        ),
         fc.boolean(),
         async (cmds, webhooks) => {
           const w = await MoneyWorld.start(webhooks);
@@ -32,8 +41,10 @@ describe('money model', () => {
             const model: Model = { sessions: 2, keys: 0 };
             await fc.asyncModelRun(() => ({ model, real: w }), cmds);
             await w.advance(25 * 60);
+            await drainEvents(w);
             await checkInvariants(w, true);
             await checkNoCardData(w);
+            await checkDelivered(w);
             if (process.env.MONEY_MODEL_TRACE) {
               const attempts = (await w.attempts()).map((a) => `${a.status}/${a.failure_code}`);
               console.warn(
