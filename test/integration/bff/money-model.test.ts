@@ -49,7 +49,8 @@ describe('money model', () => {
               const attempts = (await w.attempts()).map((a) => `${a.status}/${a.failure_code}`);
               console.warn(
                 `${String(cmds)}\n  sales ${(await w.ledger()).length}: ${attempts.join(' ')}` +
-                  `\n  subscriptions: ${(await w.subscriptions()).map((x) => x.status).join(' ')}`,
+                  `\n  subscriptions: ${(await w.subscriptions()).map((x) => x.status).join(' ')}` +
+                  `\n  receiver answered: ${w.receiver.seen.map((x) => x.status).join(' ')}`,
               );
             }
           } finally {
