@@ -7,8 +7,9 @@ import { respDateTime } from './common';
  *
  * Where the spec is silent or loose, what we accept:
  * - `url` "must be valid and reachable": an absolute http or https URL of at most 2048
- *   characters (reachability is the gateway's to check; the sandbox checks the host accepts
- *   a connection).
+ *   characters, without `user:password@` (the spec's credentials travel in `basicAuth`;
+ *   reachability is the gateway's to check; the sandbox checks the host accepts a
+ *   connection).
  * - `basicAuth` is "Base64 of username:password": required, canonical Base64 whose decoded
  *   text contains a colon, at most 1024 characters.
  * - `accountNumber` is a "string" here but a `long` elsewhere: 1 to 18 digits.
@@ -25,21 +26,35 @@ export const WebhookAccountQuerySchema = z.object({
 });
 export type WebhookAccountQuery = z.infer<typeof WebhookAccountQuerySchema>;
 
-/** An absolute http or https URL of at most `max` characters. */
+function parsedUrl(v: string): URL | null {
+  try {
+    return new URL(v);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An absolute http or https URL of at most `max` characters, with no user name or password in
+ * it: a URL is stored, echoed and logged as it is, so credentials belong in `basicAuth`.
+ */
 export const httpUrl = (max: number) =>
   z
     .string({ error: 'is required' })
     .max(max, { error: `must be at most ${max} characters` })
     .refine(
       (v) => {
-        try {
-          const u = new URL(v);
-          return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-        } catch {
-          return false;
-        }
+        const u = parsedUrl(v);
+        return !!u && (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
       },
-      { error: 'must be an absolute http or https URL' },
+      { error: 'must be an absolute http or https URL', abort: true },
+    )
+    .refine(
+      (v) => {
+        const u = parsedUrl(v);
+        return !u || (u.username === '' && u.password === '');
+      },
+      { error: 'must not carry a user name or password (send credentials in basicAuth)' },
     );
 
 export const absoluteHttpUrl = httpUrl(2048);

@@ -93,6 +93,11 @@ describe('POST /v1/payments field rules', () => {
       'urlCallBack',
     ],
     [
+      'urlCallBack with credentials',
+      (b) => ((b as Record<string, unknown>).urlCallBack = 'https://shop:s3cret@m.example/cb'),
+      'urlCallBack',
+    ],
+    [
       'codeAntiFraud guid',
       (b) => (b.sellerInfo!.codeAntiFraud = 'not-a-guid'),
       'sellerInfo.codeAntiFraud',

@@ -116,6 +116,21 @@ describe('webhook management', () => {
     expect((res.body as { tag: string }[])[0]?.tag).toBe(field);
   });
 
+  it('refuses a reachable URL that carries a user name or password (stored and logged as is)', async () => {
+    const withCredentials = receiver.url.replace('://', '://gateway:s3cr3t@') + '/hook';
+    const res = await subscribe(withCredentials);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual([
+      {
+        tag: 'url',
+        description: 'url: must not carry a user name or password (send credentials in basicAuth)',
+      },
+    ]);
+    expect(
+      await sb.sandbox.ctx.db.selectFrom('webhook_subscriptions').selectAll().execute(),
+    ).toEqual([]);
+  });
+
   it('accountNumber is required, numeric, and must be the token’s own', async () => {
     for (const [qs, status] of [
       ['', 400],
