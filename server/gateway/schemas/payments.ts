@@ -129,7 +129,8 @@ export const DebitPaymentInfoSchema = z.object({
 export const SellerInfo3dsSchema = z.object({
   codeAntiFraud: guid,
   code3DS: reqStr(36),
-  urlSite3DS: reqStr(2048),
+  /** "merchant site URL used for 3DS" (size 2048): the 3DS requestor URL, an absolute URL. */
+  urlSite3DS: httpUrl(2048),
 });
 
 /** `POST /v1/payments/3ds`: debit with 3DS. */

@@ -286,6 +286,16 @@ describe('POST /v1/payments/3ds field rules', () => {
       'sellerInfo.urlSite3DS',
     ],
     [
+      'urlSite3DS not a URL',
+      (b) => (b.sellerInfo!.urlSite3DS = 'my shop'),
+      'sellerInfo.urlSite3DS',
+    ],
+    [
+      'urlSite3DS relative',
+      (b) => (b.sellerInfo!.urlSite3DS = '/checkout'),
+      'sellerInfo.urlSite3DS',
+    ],
+    [
       'httpAcceptBrowserValue 256',
       (b) => (b.deviceInfo!.httpAcceptBrowserValue = 'a'.repeat(256)),
       'deviceInfo.httpAcceptBrowserValue',
