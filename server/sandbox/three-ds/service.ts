@@ -150,15 +150,18 @@ export async function submitOtp(
   } else if (constantTimeEqual(otp, SANDBOX_OTP)) {
     result = auth.behaviour === 'challenge_fail' ? 'N' : 'Y';
   } else {
-    tries += 1;
-    if (tries < MAX_OTP_TRIES) {
-      await ctx.db
-        .updateTable('three_ds_auths')
-        .set({ otp_tries: tries })
-        .where('id', '=', auth.id)
-        .execute();
-      return { kind: 'retry', triesLeft: MAX_OTP_TRIES - tries };
-    }
+    // Counted in the store, not from the row this request read: wrong codes sent at once
+    // each count, so three of them fail the authentication however they interleave.
+    const counted = await ctx.db
+      .updateTable('three_ds_auths')
+      .set((eb) => ({ otp_tries: eb('otp_tries', '+', 1) }))
+      .where('id', '=', auth.id)
+      .where('status', '=', 'pending')
+      .returning('otp_tries')
+      .executeTakeFirst();
+    if (!counted) return alreadyDecided(ctx, auth);
+    tries = counted.otp_tries;
+    if (tries < MAX_OTP_TRIES) return { kind: 'retry', triesLeft: MAX_OTP_TRIES - tries };
     result = 'N';
   }
   const status = result === 'Y' ? 'succeeded' : result === 'C' ? 'canceled' : 'failed';
@@ -168,17 +171,19 @@ export async function submitOtp(
     .where('id', '=', auth.id)
     .where('status', '=', 'pending')
     .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) {
-    // A concurrent submission decided first: answer what was decided.
-    const current = (await findAuthByRef(ctx, auth.pareq_ref)) ?? auth;
-    return { kind: 'done', ...decided(ctx, current), auth: current };
-  }
+  if (Number(updated.numUpdatedRows) !== 1) return alreadyDecided(ctx, auth);
   return {
     kind: 'done',
     result,
     pares: signPares(paymentsState(ctx).paresSecret, auth.id, result),
     auth: { ...auth, status, otp_tries: tries },
   };
+}
+
+/** A concurrent submission decided first: answer what was decided. */
+async function alreadyDecided(ctx: SandboxContext, auth: AuthRow): Promise<OtpOutcome> {
+  const current = (await findAuthByRef(ctx, auth.pareq_ref)) ?? auth;
+  return { kind: 'done', ...decided(ctx, current), auth: current };
 }
 
 /** The PaRes of an already decided authentication. */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { submitOtp } from '../../../server/sandbox/three-ds/service';
 import { startSandbox, type TestSandbox } from '../../support/sandbox';
 import {
   debitBody,
@@ -136,6 +137,25 @@ describe('ACS challenge over HTTP form posts', () => {
     expect(pares).toBeTruthy();
     const res = await validate(ch, pares);
     expectFieldError(res, 400, '3DS Fail');
+  });
+
+  it('wrong OTPs sent at once each count: three fail the authentication', async () => {
+    const ch = await startChallenge();
+    await runAcs(ch, []);
+    // Three submissions that all read the challenge before any of them wrote its count.
+    const stale = await sb.sandbox.ctx.db
+      .selectFrom('three_ds_auths')
+      .selectAll()
+      .where('id', '=', ch.authenticationTransactionId)
+      .executeTakeFirstOrThrow();
+    const outcomes = [];
+    for (const otp of ['0000', '1111', '2222']) {
+      outcomes.push(await submitOtp(sb.sandbox.ctx, stale, 'submit', otp));
+    }
+    expect(outcomes.map((o) => o.kind)).toEqual(['retry', 'retry', 'done']);
+    // The right code now only re-posts the failed decision.
+    const { last } = await runAcs(ch, ['1234']);
+    expectFieldError(await validate(ch, hidden(last.html, 'PaRes')!), 400, '3DS Fail');
   });
 
   it('a wrong OTP then the right one still authenticates', async () => {
