@@ -120,6 +120,8 @@ export async function createSandboxApp(deps: SandboxDeps): Promise<Sandbox> {
   const app = new Hono()
     // The largest spec body is a few KiB: refuse more before reading it all (chunked too).
     .use('*', maxBody(SANDBOX_MAX_BODY_BYTES))
+    .use('/api/auth/token', faultMiddleware(ctx))
+    .use('/api/authentication/login', faultMiddleware(ctx))
     .route('/', authRoutes(ctx))
     .route('/', openApiRoutes(ctx))
     .route('/__sandbox', control)

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { RefundStatusSchema } from '../../gateway/schemas/refunds';
 import { errorResponse, parseJsonBody } from '../../lib/http';
-import type { SandboxContext } from '../context';
+import { findClient, type SandboxContext } from '../context';
 import { FaultSchema, faultQueue } from '../faults/faults';
 import { OutcomeOverrideSchema } from '../payments/outcomes';
 import { paymentsState } from '../payments/state';
@@ -20,9 +20,11 @@ const CancellationRequestBodySchema = z
 
 const DecideBodySchema = z.object({ status: RefundStatusSchema }).strict();
 
+const RotateBodySchema = z.object({ userName: z.string().min(1).max(30).optional() }).strict();
+
 /**
  * `/__sandbox` routes of the payment domains: faults, outcome overrides, cancellation
- * requests and the vault listing. JSON, no token.
+ * requests, the vault listing and the card key rotation. JSON, no token.
  */
 export function paymentsControlRoutes(ctx: SandboxContext): Hono {
   const faults = faultQueue(ctx);
@@ -61,5 +63,14 @@ export function paymentsControlRoutes(ctx: SandboxContext): Hono {
       if (!result.ok) return errorResponse(c, result.status, result.tag, result.description);
       return c.json(result.request, 200);
     })
-    .get('/vault', async (c) => c.json({ items: await listVault(ctx) }));
+    .get('/vault', async (c) => c.json({ items: await listVault(ctx) }))
+    .post('/card-keys/rotate', async (c) => {
+      const body = await parseJsonBody(c, RotateBodySchema);
+      if (!body.ok) return body.response;
+      const userName = body.data.userName ?? ctx.clients[0]!.userName;
+      if (!findClient(ctx, userName)) {
+        return errorResponse(c, 404, 'userName', 'userName: no such client');
+      }
+      return c.json({ key: await paymentsState(ctx).keys.rotate(userName) }, 200);
+    });
 }

@@ -9,7 +9,9 @@ import { UNKNOWN_ERROR_DESCRIPTION } from '../payments/test-cards';
  * `POST /__sandbox/faults`: the next `count` API calls matching `method` (any when left out)
  * and `path` (exact, or a prefix when it ends with `*`; any when left out) are delayed by
  * `latencyMs`, then answered with `status` (and the internal error array), or dropped (the
- * connection closed without an answer). A fault with only latency lets the call through.
+ * connection closed without an answer). A fault with only latency lets the call through. With
+ * `after`, the call is processed first and its answer then replaced by `status`: a gateway
+ * that did the work (charged) and failed to say so.
  */
 export const FaultSchema = z
   .object({
@@ -27,6 +29,7 @@ export const FaultSchema = z
     latencyMs: z.number().int().min(0).max(120_000).optional(),
     status: z.number().int().min(400).max(599).optional(),
     drop: z.boolean().optional(),
+    after: z.boolean().optional(),
   })
   .strict()
   .refine((f) => f.latencyMs !== undefined || f.status !== undefined || f.drop === true, {
@@ -34,6 +37,9 @@ export const FaultSchema = z
   })
   .refine((f) => !(f.drop === true && f.status !== undefined), {
     error: 'drop and status exclude each other',
+  })
+  .refine((f) => f.after !== true || f.status !== undefined, {
+    error: 'after replaces the answer: give status with it',
   });
 export type FaultInput = z.infer<typeof FaultSchema>;
 
@@ -97,7 +103,10 @@ export function faultQueue(ctx: SandboxContext): FaultQueue {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Middleware of the two API families: applies the next matching fault, if any. */
+/**
+ * Middleware of the two API families and their token operations (credentials refused for a
+ * while): applies the next matching fault, if any.
+ */
 export function faultMiddleware(ctx: SandboxContext): MiddlewareHandler {
   const queue = faultQueue(ctx);
   return async (c, next) => {
@@ -109,6 +118,13 @@ export function faultMiddleware(ctx: SandboxContext): MiddlewareHandler {
       const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
       incoming?.socket.destroy();
       return new Response(null, { status: 502 });
+    }
+    if (fault.status !== undefined && fault.after) {
+      await next();
+      // Processed: its answer is replaced (headers and all) by the error.
+      c.res = undefined;
+      c.res = errorResponse(c, fault.status as 500, '', UNKNOWN_ERROR_DESCRIPTION);
+      return;
     }
     if (fault.status !== undefined) {
       return errorResponse(c, fault.status as 500, '', UNKNOWN_ERROR_DESCRIPTION);

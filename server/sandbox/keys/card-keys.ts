@@ -55,6 +55,17 @@ export class CardKeys {
     return (await this.pair(userName, true))!.publicPem;
   }
 
+  /**
+   * Replaces the client's key pair (a rotation): ciphertexts made with the old public key no
+   * longer open. Resolves the new public key.
+   */
+  async rotate(userName: string): Promise<string> {
+    await this.inflight.get(userName)?.catch(() => undefined);
+    await this.ctx.db.deleteFrom('card_keys').where('user_name', '=', userName).execute();
+    this.cache.delete(userName);
+    return this.publicKey(userName);
+  }
+
   /** The client's private key, or null when no key was ever issued to it. */
   async privateKey(userName: string): Promise<KeyObject | null> {
     return (await this.pair(userName, false))?.privateKey ?? null;

@@ -109,4 +109,47 @@ describe('GET /v1/cards/public-key', () => {
       await sb.close();
     }
   });
+
+  it('POST /__sandbox/card-keys/rotate: a new key; a card encrypted with the old one is refused', async () => {
+    const sb = await startSandbox();
+    try {
+      const old = ((await sb.call('GET', '/v1/cards/public-key')).body as { key: string }).key;
+      const stale = encryptCard(
+        old,
+        { number: '4000000000002701' },
+        { timestamp: sb.realClock.now().getTime() },
+      );
+      const rotated = await sb.call('POST', '/__sandbox/card-keys/rotate', {
+        token: null,
+        body: {},
+      });
+      expect(rotated.status).toBe(200);
+      const key = (rotated.body as { key: string }).key;
+      expect(key).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+      expect(key).not.toBe(old);
+      expect(((await sb.call('GET', '/v1/cards/public-key')).body as { key: string }).key).toBe(
+        key,
+      );
+      const refused = await sb.call('POST', '/v1/payments', {
+        body: creditBody({ cardholderName: 'A', encryptedCard: stale }),
+      });
+      expectFieldError(refused, 400, 'cardInfo.encryptedCard');
+      const fresh = encryptCard(
+        key,
+        { number: '4000000000002701' },
+        { timestamp: sb.realClock.now().getTime() },
+      );
+      const paid = await sb.call('POST', '/v1/payments', {
+        body: creditBody({ cardholderName: 'A', encryptedCard: fresh }),
+      });
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+      const unknown = await sb.call('POST', '/__sandbox/card-keys/rotate', {
+        token: null,
+        body: { userName: 'nobody' },
+      });
+      expectFieldError(unknown, 404, 'userName');
+    } finally {
+      await sb.close();
+    }
+  });
 });

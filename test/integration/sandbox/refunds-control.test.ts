@@ -424,6 +424,29 @@ describe('faults', () => {
     expect((await sb.call('GET', '/v1/refund/list')).status).toBe(200);
   });
 
+  it('with after, process the call and then answer the status (a charge said to have failed)', async () => {
+    await control('POST', '/faults', { path: '/v1/payments', count: 1, status: 409, after: true });
+    const body = {
+      ...creditBody(plainCardInfo(sb, '4000000000002701')),
+      referenceTransaction: 'charged-but-409',
+    };
+    const hit = await sb.call('POST', '/v1/payments', { body });
+    expect(hit.status).toBe(409);
+    const rows = await sb.sandbox.ctx.db
+      .selectFrom('payments')
+      .select('reference_transaction')
+      .where('reference_transaction', '=', 'charged-but-409')
+      .execute();
+    expect(rows).toHaveLength(1);
+    expectFieldError(await control('POST', '/faults', { count: 1, after: true }), 400, 'body');
+  });
+
+  it('reach the token operations too (credentials refused for a while)', async () => {
+    await control('POST', '/faults', { path: '/api/auth/token', count: 1, status: 401 });
+    await expect(sb.token()).rejects.toThrow('token: 401');
+    expect(await sb.token()).toMatch(/^[A-Za-z0-9_-]+$/);
+  });
+
   it('delay with latencyMs and are cleared by DELETE', async () => {
     await control('POST', '/faults', { path: '/v1/refund/list', count: 5, latencyMs: 1 });
     expect((await sb.call('GET', '/v1/refund/list')).status).toBe(200);
