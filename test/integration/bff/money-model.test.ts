@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { routed, stepCommands, type Model } from '../../support/money-commands';
 import { deliveryCommands, drainEvents } from '../../support/money-delivery';
+import { gatewayCommands } from '../../support/money-gateway';
 import { planCommands } from '../../support/money-plans';
 import { raceCommands } from '../../support/money-races';
 import { checkInvariants, checkNoCardData } from '../../support/money-invariants';
@@ -9,7 +10,8 @@ import { checkDelivered } from '../../support/money-received';
 import { MoneyWorld } from '../../support/money-world';
 
 // A model-based test of the money rules over the real stack: random sequences of shopper,
-// merchant, gateway and operator actions (test/support/money-commands.ts) against the BFF and
+// merchant, gateway and operator actions (test/support/money-commands.ts; the gateway's
+// refusals, card key and clock skew in money-gateway.ts) against the BFF and
 // the sandbox (two BFF instances on one store, each request to the one its step's route
 // picks), the invariants (test/support/money-invariants.ts) checked after every step and,
 // once both clocks moved a day past the last step and the resolver ran, every attempt agreeing
@@ -24,13 +26,16 @@ describe('money model', () => {
         fc.commands(
           [
             fc.oneof(
-              ...routed([...stepCommands, ...raceCommands, ...planCommands, ...deliveryCommands]),
+              ...routed([
+                ...stepCommands,
+                ...raceCommands,
+                ...planCommands,
+                ...deliveryCommands,
+                ...gatewayCommands,
+              ]),
             ),
           ],
-          {
-            maxCommands: 12,
-            size: 'max',
-          },
+          { maxCommands: 12, size: 'max' },
         ),
         fc.boolean(),
         async (cmds, webhooks) => {
