@@ -33,12 +33,9 @@ export function fail(what: string, detail: unknown): never {
  * still at the gateway), so every attempt must agree with the sandbox.
  */
 export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<void> {
-  const [ledger, attempts, sessions, events] = await Promise.all([
-    w.ledger(),
-    w.attempts(),
-    w.sessionRows(),
-    w.events(),
-  ]);
+  // The store first, then the ledger: a sale the store knows of is in the ledger read after.
+  const [attempts, sessions, events] = await w.state();
+  const ledger = await w.ledger();
   const plan = new Set(sessions.filter((s) => s.plan_id).map((s) => s.id));
   const refs = new Map(sessions.map((s) => [s.id, s.reference_transaction]));
   const byId = new Map(attempts.map((a) => [a.id, a]));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PayResult } from '../../server/bff/checkout-api';
-import type { BffDb } from '../../server/bff/db';
+import type { BffDb, BffKysely } from '../../server/bff/db';
 import { releaseLease } from '../../server/bff/leases';
 import { MAINTENANCE_LEASE, maintenanceRound } from '../../server/bff/maintenance';
 import { eventsDb } from '../../server/bff/events/store';
@@ -352,8 +352,8 @@ export class MoneyWorld {
     return out;
   }
 
-  attempts(): Promise<AttemptRowView[]> {
-    return this.store.db
+  attempts(db: BffKysely = this.store.db): Promise<AttemptRowView[]> {
+    return db
       .selectFrom('payment_attempts')
       .select([
         'id',
@@ -370,18 +370,34 @@ export class MoneyWorld {
       .execute();
   }
 
-  sessionRows() {
-    return this.store.db
+  sessionRows(db: BffKysely = this.store.db) {
+    return db
       .selectFrom('checkout_sessions')
       .select(['id', 'status', 'failure_code', 'amount', 'reference_transaction', 'plan_id'])
       .execute();
   }
 
-  events() {
-    return eventsDb(this.store.db)
+  events(db: BffKysely = this.store.db) {
+    return eventsDb(db)
       .selectFrom('bff_events')
       .select(['id', 'type', 'session_id', 'data', 'delivery_status'])
       .execute();
+  }
+
+  /**
+   * Attempts, sessions and events as of one instant. A BFF commits in the background (a
+   * webhook linking a sale: attempt, session and event in one transaction); on PostgreSQL
+   * three reads on three pool connections could each see another side of that commit, so
+   * they share one repeatable-read transaction. On SQLite they are queued on the one handle.
+   */
+  async state() {
+    const read = (db: BffKysely) =>
+      Promise.all([this.attempts(db), this.sessionRows(db), this.events(db)]);
+    if (!this.storeUrl.startsWith('postgres')) return read(this.store.db);
+    return this.store.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute((trx) => read(trx));
   }
 
   /** The session's attempts' ids, oldest first. */
