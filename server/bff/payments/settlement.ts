@@ -44,7 +44,10 @@ type Evidence = Pick<
   | 'billing_status'
   | 'billing_amount'
   | 'trial_days'
->;
+> &
+  // A subscription charged on terms the session did not show (subscribe.ts): what it charged,
+  // and its cancel.
+  Partial<Pick<AttemptRow, 'amount' | 'subscription_canceled_json'>>;
 
 /** The attempt's success with the columns of the gateway's answer: one statement per set. */
 const succeedQ = perShape((shape) =>

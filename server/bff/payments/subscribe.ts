@@ -5,8 +5,13 @@ import { reaisToCents } from '../../gateway/money';
 import type { FailureCode, PayResult } from '../checkout-api';
 import type { BffContext } from '../context';
 import { endAttemptAsFailure, settledMeanwhile } from '../sessions/service';
+import { transitionSession } from '../sessions/transition';
 import { updateAttempt, updateAttemptInFlight, type SessionRow } from '../sessions/store';
-import { firstBillingFailure, firstBillingOf } from '../subscriptions/service';
+import {
+  canceledSubscription,
+  firstBillingFailure,
+  firstBillingOf,
+} from '../subscriptions/service';
 import { classifyGatewayError } from './outcomes';
 import { orderNumberOf } from './pay-common';
 import {
@@ -107,7 +112,11 @@ export async function settleSubscription(
       }
     : { subscription_id: subscriptionId };
   if (!billing) {
-    const trialDays = await planTrialDays(ctx, row.plan_id);
+    const plan = await planTerms(ctx, row.plan_id);
+    const trialDays = plan?.trialDays ?? 0;
+    if (trialDays > 0 && plan && plan.amount !== row.amount) {
+      return dropTermsNotShown(ctx, row, attemptId, subscriptionId, evidence, log);
+    }
     if (trialDays === 0) {
       // No trial: the gateway bills the first installment when the subscription is made. Not
       // found (beyond the pages read, or not read) is not paid: unknown until it is found.
@@ -120,7 +129,18 @@ export async function settleSubscription(
   const code = firstBillingFailure(billing.status);
   if (!code) {
     const sale = billing.status === 'Paid' ? await firstBillingSale(ctx, attemptId, log) : {};
-    return succeed(ctx, row.id, attemptId, { ...evidence, ...sale });
+    const charged = reaisToCents(billing.amount);
+    if (charged === row.amount) return succeed(ctx, row.id, attemptId, { ...evidence, ...sale });
+    // Paid on terms never shown: the charge stands (it happened), told at its amount; the
+    // subscription bills no more.
+    const canceled = await cancelTermsNotShown(ctx, row, billing, log);
+    if (!canceled) return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
+    return succeed(ctx, row.id, attemptId, {
+      ...evidence,
+      ...sale,
+      amount: charged,
+      subscription_canceled_json: JSON.stringify(canceled),
+    });
   }
   if (!(await updateAttemptInFlight(ctx.db, attemptId, evidence))) {
     return settledMeanwhile(ctx, row.id, attemptId);
@@ -138,18 +158,85 @@ export async function settleSubscription(
 
 /** Whether the plan starts with a trial (no billing at creation); false when it cannot be read. */
 export async function planHasTrial(ctx: BffContext, planId: string | null): Promise<boolean> {
-  return (await planTrialDays(ctx, planId)) > 0;
+  return ((await planTerms(ctx, planId))?.trialDays ?? 0) > 0;
 }
 
-/** The plan's trial days (no billing at creation); 0 when it has none or cannot be read. */
-async function planTrialDays(ctx: BffContext, planId: string | null): Promise<number> {
-  if (!planId) return 0;
+/**
+ * The plan's amount (cents) and trial days as the gateway bills them now; null when it cannot
+ * be read. A plan a subscription uses keeps its amount (spec plan rule 6): for one just made,
+ * what its billings will charge.
+ */
+async function planTerms(
+  ctx: BffContext,
+  planId: string | null,
+): Promise<{ amount: number; trialDays: number } | null> {
+  if (!planId) return null;
   try {
-    return Math.max(0, (await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 })).trialDays ?? 0);
+    const plan = await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 });
+    return { amount: reaisToCents(plan.amount), trialDays: Math.max(0, plan.trialDays ?? 0) };
   } catch (err) {
     if (!classifyGatewayError(err)) throw err;
-    return 0;
+    return null;
   }
+}
+
+/**
+ * The merchant changed the plan's amount between the pay's check (pay.ts `planChanged`) and
+ * the subscription: the gateway made it on the plan as it is, terms the shopper was never
+ * shown. Nothing charged yet (a trial): the subscription is canceled and the session expires,
+ * as a pay after the change would have it; the shopper starts again on the plan as it is.
+ */
+async function dropTermsNotShown(
+  ctx: BffContext,
+  row: SessionRow,
+  attemptId: string,
+  subscriptionId: string,
+  evidence: { subscription_id: string },
+  log: Logger,
+): Promise<PayResult> {
+  if (!(await updateAttemptInFlight(ctx.db, attemptId, evidence))) {
+    return settledMeanwhile(ctx, row.id, attemptId);
+  }
+  if (!(await cancelSubscription(ctx, subscriptionId, 'session_expired', log))) {
+    return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
+  }
+  const ended = await endAttemptAsFailure(ctx, row, attemptId, 'session_expired', false, [
+    ...SETTLES_FROM,
+  ]);
+  if (ended.status !== 'failed' || ended.error.code !== 'session_expired') return ended;
+  await transitionSession(ctx, row.id, 'open', 'expired', ctx.clock.now(), {
+    failure_code: 'session_expired',
+  });
+  return {
+    status: 'failed',
+    error: { code: 'session_expired', retryable: false },
+    attemptsLeft: 0,
+  };
+}
+
+/**
+ * A first billing paid at another amount than the session showed (the plan changed meanwhile):
+ * its subscription is canceled so it charges no more. Resolves what the merchant is told of
+ * the cancel (`subscription.canceled`), or null when the gateway did not cancel it yet.
+ */
+async function cancelTermsNotShown(
+  ctx: BffContext,
+  row: SessionRow,
+  billing: Billing,
+  log: Logger,
+): Promise<Record<string, unknown> | null> {
+  const sub = billing.subscription;
+  log.error(
+    {
+      event: 'checkout.plan_changed_charged',
+      subscriptionId: sub.id,
+      shown: row.amount,
+      charged: reaisToCents(billing.amount),
+    },
+    'the plan changed while it was subscribed: its first billing was charged at the new amount',
+  );
+  if (!(await cancelSubscription(ctx, sub.id, 'session_expired', log))) return null;
+  return canceledSubscription(ctx, sub, row.id);
 }
 
 /**
@@ -206,14 +293,17 @@ async function cancelOpenedBilling(ctx: BffContext, billing: Billing, log: Logge
   }
 }
 
-/** Cancels the subscription of an unpaid first billing; false when the gateway did not. */
+/**
+ * Cancels the subscription of an unpaid first billing, or of terms never shown; false when the
+ * gateway did not.
+ */
 async function cancelSubscription(
   ctx: BffContext,
   subscriptionId: string,
   code: FailureCode,
   log: Logger,
 ): Promise<boolean> {
-  log.info({ subscriptionId, failureCode: code }, 'first billing not paid');
+  log.info({ subscriptionId, failureCode: code }, 'subscription not kept: canceling it');
   try {
     await ctx.gateway.setSubscriptionStatus(
       { subscriptionId, status: 'Canceled' },

@@ -276,11 +276,22 @@ export async function cancelSubscription(
       body: [{ tag: 'status', description: `status: the gateway still shows it ${sub.status}` }],
     };
   }
-  const data = {
+  const data = canceledSubscription(ctx, sub, attempt.session_id);
+  await keepCanceled(ctx, attempt.id, attempt.session_id, data);
+  return { status: 200, body: data };
+}
+
+/** What the merchant is told of a subscription canceled now (`subscription.canceled`). */
+export function canceledSubscription(
+  ctx: BffContext,
+  sub: Pick<Subscription, 'id' | 'orderNumber' | 'plan'>,
+  sessionId: string,
+) {
+  return {
     id: sub.id,
-    status: sub.status,
+    status: 'Canceled' as const,
     orderNumber: sub.orderNumber,
-    sessionId: attempt.session_id,
+    sessionId,
     plan: {
       id: sub.plan.id,
       name: sub.plan.name,
@@ -289,8 +300,6 @@ export async function cancelSubscription(
     },
     canceledAt: ctx.clock.now().toISOString(),
   };
-  await keepCanceled(ctx, attempt.id, attempt.session_id, data);
-  return { status: 200, body: data };
 }
 
 /**

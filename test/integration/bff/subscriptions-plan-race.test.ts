@@ -118,3 +118,56 @@ describe('a subscription the gateway refuses while the card is being kept', () =
     expect(answer.detail).toMatchObject({ status: 'open' });
   });
 });
+
+/** The merchant re-prices the plan as the spec allows: Inactive, the new amount, Active. */
+async function reprice(planId: string, body: object, amount: number) {
+  await gw(t.sandbox, 'POST', `/v1/recurrences/plans/${planId}/status`, { status: 'Inactive' });
+  const { merchantId } = (await gw(t.sandbox, 'GET', `/v1/recurrences/plans/${planId}`)).body as {
+    merchantId: string;
+  };
+  const res = await gw(t.sandbox, 'POST', `/v1/recurrences/plans/${planId}`, {
+    ...body,
+    merchantId,
+    amount,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  await gw(t.sandbox, 'POST', `/v1/recurrences/plans/${planId}/status`, { status: 'Active' });
+}
+
+const subscriptionOf = async (id: string) =>
+  (await gw(t.sandbox, 'GET', `/v1/recurrences/subscriptions/${id}`)).body as { status: string };
+
+describe('a plan re-priced while the card is being kept (after the pay checked it)', () => {
+  it('a first billing paid at the new amount is told at that amount; the subscription is canceled', async () => {
+    const body = { ...monthlyPlan, name: 'Repriced monthly' };
+    const planId = await createPlan(t.sandbox, body);
+    const { pay, detail } = await payWhile(planId, () => reprice(planId, body, 59.9));
+    // The charge happened: succeeded, at what it charged, never the R$ 49,90 shown.
+    expect(pay).toMatchObject({ status: 'succeeded', payment: { amount: 5_990 } });
+    const subscriptionId = (pay as { payment: { subscriptionId: string } }).payment.subscriptionId;
+    // Terms the shopper never saw bill no more.
+    expect((await subscriptionOf(subscriptionId)).status).toBe('Canceled');
+    expect(detail).toMatchObject({ status: 'succeeded' });
+    const events = await t.request('GET', '/v1/events?limit=100', { headers: merchant });
+    const mine = (events.body as { data: { type: string; data: { id?: string } }[] }).data.filter(
+      (e) => e.data.id === subscriptionId,
+    );
+    expect(mine.map((e) => e.type).sort()).toEqual([
+      'subscription.canceled',
+      'subscription.created',
+    ]);
+  });
+
+  it('a trial re-priced meanwhile charged nothing: subscription canceled, session expired', async () => {
+    const body = { ...monthlyPlan, name: 'Repriced trial', trialDays: 7 };
+    const planId = await createPlan(t.sandbox, body);
+    const { pay, detail } = await payWhile(planId, () => reprice(planId, body, 59.9));
+    expect(pay).toMatchObject({
+      status: 'failed',
+      error: { code: 'session_expired', retryable: false },
+    });
+    expect(detail).toMatchObject({ status: 'expired', attempts: [{ status: 'failed' }] });
+    const subscriptionId = detail.attempts[0]!.subscriptionId!;
+    expect((await subscriptionOf(subscriptionId)).status).toBe('Canceled');
+  });
+});
