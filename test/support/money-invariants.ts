@@ -1,3 +1,4 @@
+import { billingOnlySales, checkBillings } from './money-billings';
 import type { AttemptRowView, LedgerSale, MoneyWorld } from './money-world';
 import { checkReceived } from './money-received';
 
@@ -40,9 +41,12 @@ export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<
   const refs = new Map(sessions.map((s) => [s.id, s.reference_transaction]));
   const byId = new Map(attempts.map((a) => [a.id, a]));
   const charged = new Map<string, LedgerSale>();
+  // A subscription's later billings are its own, not its checkout's charge (checkBillings).
+  const billingOnly = await billingOnlySales(w, attempts);
 
   // Every sale at the gateway belongs to exactly one attempt, which does not deny it.
   for (const sale of ledger) {
+    if (billingOnly.has(sale.transactionPaymentIdWeb ?? '')) continue;
     const owners = ownerOf(sale, attempts, plan);
     if (owners.length !== 1) fail('a sale not linked to exactly one attempt', { sale, owners });
     const a = byId.get(owners[0]!)!;
@@ -68,7 +72,8 @@ export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<
   }
 
   for (const a of attempts) {
-    if (a.status === 'succeeded' && !charged.has(a.id)) {
+    // A trial charges nothing at checkout.
+    if (a.status === 'succeeded' && !charged.has(a.id) && !a.trial_days) {
       fail('a succeeded attempt with no sale at the gateway', a);
     }
     if (settled && ['unknown', 'challenge'].includes(a.status)) {
@@ -82,7 +87,8 @@ export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<
     const sale = charged.get(ans.attemptId);
     if (ans.result.status === 'failed' && sale)
       fail('the shopper was told failed, but charged', ans);
-    if (ans.result.status === 'succeeded' && !sale) fail('told succeeded, nothing charged', ans);
+    if (ans.result.status === 'succeeded' && !sale && !ans.result.payment.trial)
+      fail('told succeeded, nothing charged', ans);
   }
 
   for (const s of sessions) {
@@ -107,11 +113,14 @@ export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<
         payment?: { paymentId?: string; nsu?: string | null } | null;
       };
       const sale = won[0] && charged.get(won[0].id);
+      // A trial's names none: nothing was charged at checkout.
+      const trial = Boolean(won[0]?.trial_days);
       if (
         data.status !== 'succeeded' ||
-        !sale ||
-        data.payment?.paymentId !== sale.transactionPaymentIdWeb ||
-        data.payment?.nsu !== sale.nsu
+        (!trial &&
+          (!sale ||
+            data.payment?.paymentId !== sale.transactionPaymentIdWeb ||
+            data.payment?.nsu !== sale.nsu))
       ) {
         fail('a success event that does not name the charge', { e, sale });
       }
@@ -132,7 +141,7 @@ export async function checkInvariants(w: MoneyWorld, settled: boolean): Promise<
     if (!byId.get(id)?.canceled_at) fail('payment.canceled for an attempt not canceled', e);
   }
   for (const [id, n] of cancels) if (n > 1) fail('two payment.canceled for one payment', id);
-  await checkPlans(w, settled, attempts, sessions, events);
+  await checkPlans(w, settled, attempts, sessions, events, ledger);
   await checkReceived(w);
 }
 
@@ -146,6 +155,7 @@ async function checkPlans(
   attempts: readonly AttemptRowView[],
   sessions: Awaited<ReturnType<MoneyWorld['sessionRows']>>,
   events: Awaited<ReturnType<MoneyWorld['events']>>,
+  ledger: readonly LedgerSale[],
 ): Promise<void> {
   if (!w.planSessions.length) return;
   const subs = await w.subscriptions();
@@ -163,7 +173,9 @@ async function checkPlans(
     const mine = live.get(s.id) ?? [];
     if (mine.length > 1) fail('a plan session with two live subscriptions', { s, mine });
     const won = attempts.find((a) => a.session_id === s.id && a.status === 'succeeded');
-    if (won && (mine.length !== 1 || won.subscription_id !== mine[0])) {
+    // Its own, live unless the merchant canceled it (money-billings.ts).
+    const own = subs.find((x) => x.id === won?.subscription_id);
+    if (won && (!own || mine.some((id) => id !== own.id))) {
       fail('a paid plan session without its one subscription', { s, won, mine });
     }
     if (settled && !won && mine.length)
@@ -175,6 +187,7 @@ async function checkPlans(
     if (created.length !== (won ? 1 : 0))
       fail('subscription.created events disagree', { s, created, won });
   }
+  await checkBillings(w, settled, { subs, attempts, sessions, events, ledger });
 }
 
 /** No card number or ciphertext in a log line or a stored row. */

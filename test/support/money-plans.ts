@@ -14,28 +14,46 @@ import {
   type Model,
 } from './money-commands';
 import { checkInvariants } from './money-invariants';
+import { lifeCommands, planIdOf, readPlan, type PlanName } from './money-plan-life';
+import { reaisToCents } from '../../server/gateway/money';
 import type { MoneyWorld } from './money-world';
 
 /**
- * Subscription checkouts in the money model: sessions of the run's plan (test/support/
- * money-world.ts `planId`), paid by credit with a card the first billing approves, declines
+ * Subscription checkouts in the money model: sessions of the run's plans (test/support/
+ * money-world.ts `planId`, `trialPlanId`), paid by credit with a card the first billing approves, declines
  * or leaves waiting for a retry, while the gateway fails the subscription call or the billing
  * read. Their invariants are in money-invariants.ts `checkPlans`.
  */
 
 class CreatePlanSession implements Cmd {
+  constructor(
+    readonly plan: PlanName = 'monthly',
+    readonly expiresInSeconds = 1_800,
+  ) {}
   check = () => true;
   async run(_m: Model, w: MoneyWorld) {
+    const plan = await readPlan(w, planIdOf(w, this.plan));
     const res = await w.to().request('POST', '/v1/checkout-sessions', {
       headers: merchant,
-      body: { origin: MERCHANT_ORIGIN, planId: w.planId },
+      body: {
+        origin: MERCHANT_ORIGIN,
+        planId: planIdOf(w, this.plan),
+        expiresInSeconds: this.expiresInSeconds,
+      },
     });
-    noBadStatus('create plan session', res, [201]);
-    const s = res.body as { id: string; clientSecret: string; amount: number };
-    w.planSessions.push({ id: s.id, secret: s.clientSecret, amount: s.amount });
+    // A plan the merchant deactivated takes no new checkout; one Active, at its amount now.
+    if (plan.status !== 'Active') {
+      noBadStatus('create session of an inactive plan', res, [400]);
+      expect((res.body as { error: { param: string } }).error.param).toBe('planId');
+    } else {
+      noBadStatus('create plan session', res, [201]);
+      const s = res.body as { id: string; clientSecret: string; amount: number };
+      expect(s.amount).toBe(reaisToCents(plan.amount));
+      w.planSessions.push({ id: s.id, secret: s.clientSecret, amount: s.amount });
+    }
     await checkInvariants(w, false);
   }
-  toString = () => 'CreatePlanSession()';
+  toString = () => `CreatePlanSession(${this.plan}, ${this.expiresInSeconds} s)`;
 }
 
 type PlanFault = 'none' | 'subscribe-500' | 'subscribe-late' | 'billing-read-down';
@@ -58,6 +76,12 @@ class PayPlan implements Cmd {
     w.secrets.add(number).add(encryptedCard);
     const body = await w.t.payBody(s.secret, number, { method: 'credit', encryptedCard });
     const before = await w.attemptIds(s.id);
+    // The plan as it is now: changed since the session was made, the pay expires the session.
+    const row = (await w.sessionRows()).find((x) => x.id === s.id)!;
+    const plan = await readPlan(w, row.plan_id!);
+    const changed = plan.status !== 'Active' || reaisToCents(plan.amount) !== s.amount;
+    // Open in the store (or past its time: expired either way, no attempt).
+    const wasOpen = row.status === 'open';
     if (this.fault === 'subscribe-500') await w.fault('/v1/recurrences/subscriptions', '500');
     if (this.fault === 'subscribe-late') await w.fault('/v1/recurrences/subscriptions', 'latency');
     if (this.fault === 'billing-read-down') {
@@ -74,6 +98,10 @@ class PayPlan implements Cmd {
     keyUsed(w, m, s, key, body, res);
     const fresh = (await w.attemptIds(s.id)).filter((id) => !before.includes(id));
     if (fresh.length > 1) throw new Error(`one plan pay made ${fresh.length} attempts`);
+    if (wasOpen && changed) {
+      expect(fresh).toEqual([]);
+      expect(res.body).toMatchObject({ status: 'failed', error: { code: 'session_expired' } });
+    }
     if (res.status === 200 && fresh[0]) {
       w.answers.push({
         sessionId: s.id,
@@ -87,9 +115,14 @@ class PayPlan implements Cmd {
 }
 
 export const planCommands: fc.WeightedArbitrary<Cmd>[] = [
-  { weight: 1, arbitrary: fc.constant(new CreatePlanSession()) },
   {
-    weight: 4,
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.constantFrom<PlanName>('monthly', 'trial'), fc.constantFrom(1_800, 86_400))
+      .map(([p, e]) => new CreatePlanSession(p, e)),
+  },
+  {
+    weight: 6,
     arbitrary: fc
       .tuple(
         pick,
@@ -104,4 +137,5 @@ export const planCommands: fc.WeightedArbitrary<Cmd>[] = [
       )
       .map(([p, c, f]) => new PayPlan(p, c, f)),
   },
+  ...lifeCommands,
 ];

@@ -55,6 +55,7 @@ export interface LedgerSale {
   transactionReference: string | null;
   transactionStatus: string;
   transactionPaymentIdWeb?: string;
+  transactionDate?: string;
   amount: string;
 }
 
@@ -68,6 +69,8 @@ export interface AttemptRowView {
   amount: number;
   canceled_at: string | null;
   subscription_id: string | null;
+  /** The trial a subscription began with (nothing charged at checkout), else null. */
+  trial_days: number | null;
 }
 
 export interface GatewaySubscription {
@@ -75,6 +78,15 @@ export interface GatewaySubscription {
   orderNumber: string;
   status: string;
 }
+
+/** The run's trial plan as created (its name, amount in reais, type and trial). */
+export const TRIAL_PLAN = {
+  name: 'Model trial',
+  description: 'Model membership, a week free',
+  amount: 29.9,
+  planType: 'Monthly',
+  trialDays: 7,
+} as const;
 
 /** How many BFF instances a run has, all on one store behind one load balancer. */
 export const INSTANCES = 2;
@@ -109,6 +121,8 @@ export class MoneyWorld {
   cardKey = '';
   /** The run's plan (R$ 49,90 a month, two retries of a first billing waiting on funds). */
   planId = '';
+  /** A second plan, R$ 29,90 a month after a 7-day trial, two retries of a billing. */
+  trialPlanId = '';
   planSessions: ModelSession[] = [];
   readonly instances: Instance[] = [];
   /** The merchant's events endpoint every instance delivers to (test/support/money-delivery.ts). */
@@ -163,6 +177,11 @@ export class MoneyWorld {
     });
     if (plan.status !== 200) throw new Error(`plan: ${plan.status}`);
     w.planId = plan.body as string;
+    const trial = await sandbox.call('POST', '/v1/recurrences/plans', {
+      body: { ...TRIAL_PLAN, paymentMethod: 'CreditCard', attempts: 2 },
+    });
+    if (trial.status !== 200) throw new Error(`trial plan: ${trial.status}`);
+    w.trialPlanId = trial.body as string;
     if (webhooks) {
       const res = await sandbox.call('POST', '/api/webhooks/subscriptions?accountNumber=1001', {
         body: { url: `${w.lb.url}/webhooks/gateway`, basicAuth: WEBHOOK_AUTH.slice(6) },
@@ -216,10 +235,10 @@ export class MoneyWorld {
     return this.instances[0]!.t;
   }
 
-  /** A session of the run's plan to start a run with. */
-  async openPlanSession(): Promise<void> {
-    const s = await createPlanSession(this.to(), this.planId);
-    this.planSessions.push({ id: s.id, secret: s.clientSecret, amount: 4_990 });
+  /** A session of the run's plan (or of `planId`, of `amount` cents) to start a run with. */
+  async openPlanSession(planId = this.planId, amount = 4_990): Promise<void> {
+    const s = await createPlanSession(this.to(), planId);
+    this.planSessions.push({ id: s.id, secret: s.clientSecret, amount });
   }
 
   /** Sessions to start a run with (credit and debit, up to 3 installments). */
@@ -365,6 +384,7 @@ export class MoneyWorld {
         'amount',
         'canceled_at',
         'subscription_id',
+        'trial_days',
       ])
       .orderBy('created_at')
       .execute();

@@ -5,6 +5,7 @@ import { deliveryCommands, drainEvents } from '../../support/money-delivery';
 import { gatewayCommands } from '../../support/money-gateway';
 import { planCommands } from '../../support/money-plans';
 import { raceCommands } from '../../support/money-races';
+import { gatewayBillings } from '../../support/money-billings';
 import { checkInvariants, checkNoCardData } from '../../support/money-invariants';
 import { checkDelivered } from '../../support/money-received';
 import { MoneyWorld } from '../../support/money-world';
@@ -43,9 +44,14 @@ describe('money model', () => {
           try {
             await w.openSessions([10_000, 2_501]);
             await w.openPlanSession();
+            await w.openPlanSession(w.trialPlanId, 2_990);
             const model: Model = { sessions: 2, keys: 0 };
             await fc.asyncModelRun(() => ({ model, real: w }), cmds);
             await w.advance(25 * 60);
+            await drainEvents(w);
+            await checkInvariants(w, true);
+            // A month on: trials end, subscriptions renew (or decline), all told once.
+            await w.advance(35 * 24 * 60);
             await drainEvents(w);
             await checkInvariants(w, true);
             await checkNoCardData(w);
@@ -55,6 +61,7 @@ describe('money model', () => {
               console.warn(
                 `${String(cmds)}\n  sales ${(await w.ledger()).length}: ${attempts.join(' ')}` +
                   `\n  subscriptions: ${(await w.subscriptions()).map((x) => x.status).join(' ')}` +
+                  `\n  billings: ${(await gatewayBillings(w)).map((b) => `${b.installment}:${b.status}`).join(' ')}` +
                   `\n  receiver answered: ${w.receiver.seen.map((x) => x.status).join(' ')}`,
               );
             }
