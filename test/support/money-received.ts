@@ -65,9 +65,16 @@ export async function checkReceived(w: MoneyWorld): Promise<void> {
     for (const fact of factsOf(event)) {
       facts.set(fact, (facts.get(fact) ?? new Set()).add(event.id));
     }
-    const d = event.data as { nsu?: string; payment?: { paymentId?: string; nsu?: string } };
+    const d = event.data as {
+      nsu?: string;
+      payment?: { paymentId?: string | null; nsu?: string; subscriptionId?: string | null };
+    };
+    // A plan checkout whose first billing charged nothing yet (a trial) names no sale: its
+    // billings are checked by money-billings.ts.
+    const trial = !!d.payment?.subscriptionId && !d.payment.paymentId;
     if (
       event.type === 'checkout_session.succeeded' &&
+      !trial &&
       !ledger.some(
         (s) => s.transactionPaymentIdWeb === d.payment?.paymentId && s.nsu === d.payment?.nsu,
       )
