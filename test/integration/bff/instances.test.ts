@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { BffDb } from '../../../server/bff/db';
 import {
   MAINTENANCE_LEASE,
   maintenanceRound,
@@ -8,30 +7,22 @@ import {
 } from '../../../server/bff/maintenance';
 import { webhookReceiverOf } from '../../../server/bff/webhooks/receiver';
 import { inboxDb, receivedRow } from '../../../server/bff/webhooks/store';
-import { openDb } from '../../../server/lib/db';
-import { startSandbox, type TestSandbox } from '../../support/sandbox';
-import { payWithAnotherKey, startBff, testDbUrl, type TestBff } from '../../support/bff';
+import { payWithAnotherKey, type TestBff } from '../../support/bff';
+import { startBffPair, type BffPair } from '../../support/bff-pair';
 import { seedSessionWithAttempt } from '../../support/store-rows';
 
 // Two BFF instances on one store (issue 13 §1): work that must happen once happens once.
 const basic = `Basic ${Buffer.from('gateway:gateway').toString('base64')}`;
-let sandbox: TestSandbox;
-let store: Awaited<ReturnType<typeof openDb<BffDb>>>;
+let pair: BffPair;
+let store: BffPair['store'];
 let a: TestBff;
 let b: TestBff;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
-  store = await openDb<BffDb>({ url: await testDbUrl(undefined) });
-  a = await startBff({ sandbox, deps: { db: store.db } });
-  b = await startBff({ sandbox, deps: { db: store.db } });
+  pair = await startBffPair();
+  ({ store, a, b } = pair);
 });
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await store.close();
-  await sandbox.close();
-});
+afterAll(() => pair.close());
 
 const inbox = () => inboxDb(store.db);
 
