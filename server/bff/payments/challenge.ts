@@ -10,7 +10,12 @@ import type {
   PayResult,
 } from '../checkout-api';
 import type { BffContext } from '../context';
-import { endAttemptAsFailure, refreshSession, sessionOutcome } from '../sessions/service';
+import {
+  endAttemptAsFailure,
+  refreshSession,
+  sessionOutcome,
+  settledMeanwhile,
+} from '../sessions/service';
 import {
   findChallenge,
   findSession,
@@ -18,16 +23,20 @@ import {
   storePares,
   transitionChallenge,
   updateAttempt,
+  updateAttemptInFlight,
   type ChallengeRow,
   type SessionRow,
 } from '../sessions/store';
 import type { GatewayFailure } from './outcomes';
 import { cardInfoOf, refuse, THREE_DS_PENDING, type StepAnswer } from './pay-common';
-import { settle, settleAuthorization, settleError } from './settlement';
+import { settle, settleAuthorization, settleError, SETTLES_FROM } from './settlement';
 import { transitionSession } from '../sessions/transition';
 import { atomically } from '../atomic';
 
 /** The 3-D Secure challenge of a debit attempt: opened by pay, completed or canceled here. */
+
+/** The session moved on while its attempt's call ran: the challenge is not opened. */
+class NotOpened extends Error {}
 
 export async function openChallenge(
   ctx: BffContext,
@@ -41,8 +50,19 @@ export async function openChallenge(
   const secret = challengeSecret(ctx.config.merchantSecret, challengeId);
   const windowSize: ChallengeWindowSize = body.challengeWindowSize ?? '03';
   // The challenge, its attempt and its session move together: a session left `processing`
-  // with its attempt in `challenge` would be seen by no one again.
-  await atomically(ctx, async (tx) => {
+  // or `pending` with its attempt in `challenge` would be seen by no one again. The session
+  // may have been judged stranded while the call ran (`pending`, SETTLES_FROM): the gateway's
+  // answer stands. An attempt settled meanwhile keeps its outcome, and no challenge opens.
+  const opened = await atomically(ctx, async (tx) => {
+    const moved = await updateAttemptInFlight(tx.db, attemptId, {
+      status: 'challenge',
+      updated_at: now.toISOString(),
+    });
+    if (!moved) return false;
+    // The attempt's move is undone with the transaction.
+    if (!(await transitionSession(tx, row.id, SETTLES_FROM, 'challenge', now))) {
+      throw new NotOpened();
+    }
     await insertChallenge(tx.db, {
       id: challengeId,
       session_id: row.id,
@@ -63,9 +83,12 @@ export async function openChallenge(
       expires_at: new Date(now.getTime() + ctx.config.challengeTtlMs).toISOString(),
       answered_at: null,
     });
-    await updateAttempt(tx.db, attemptId, { status: 'challenge', updated_at: now.toISOString() });
-    await transitionSession(tx, row.id, 'processing', 'challenge', now);
+    return true;
+  }).catch((err: unknown) => {
+    if (err instanceof NotOpened) return false;
+    throw err;
   });
+  if (!opened) return settledMeanwhile(ctx, row.id, attemptId);
   return {
     status: 'challenge',
     challengeId,
