@@ -1,5 +1,5 @@
 import { MS } from '../../lib/clock';
-import type { Billing, ConcilSummaryRow } from '../../gateway/schemas';
+import type { Billing } from '../../gateway/schemas';
 import { reaisToCents } from '../../gateway/money';
 import type { PayResult } from '../checkout-api';
 import type { BffContext } from '../context';
@@ -13,6 +13,7 @@ import {
   type DueDaySearch,
 } from './first-billing-search';
 import { linkSaleToAttempt } from './ledger-link';
+import { ledgerSalesByAttempt } from './ledger-windows';
 import { planListing, type PlanListing } from './plan-proof';
 import { classifyGatewayError } from './outcomes';
 import { planHasTrial, settleSubscription } from './subscribe';
@@ -33,11 +34,15 @@ export interface ResolveOptions {
   strandedAfterMs?: number;
   /**
    * An unknown attempt with no sale in the ledger this long after its gateway call (pay or
-   * validate) certainly did not happen (the searches reach from the day before it to the day
-   * after the search, so the whole day after it has been searched). Default 24 hours.
+   * validate) certainly did not happen (its search reaches from the day before it to well
+   * after it, so the whole day after it has been searched). Default 24 hours.
    */
   notHappenedAfterMs?: number;
-  /** How far back unknown attempts are still looked up. Default 7 days. */
+  /**
+   * How far back subscription attempts whose subscription is not known are still looked up.
+   * Default 7 days. Payment attempts are looked up however old (the ledger is searched by
+   * clusters of them, `ledgerSalesByAttempt`).
+   */
   lookbackMs?: number;
   /**
    * Before a subscription attempt is declared not to have happened, every subscription of its
@@ -56,15 +61,7 @@ export interface ResolveReport {
   stillUnknown: string[];
 }
 
-/** The day (UTC) of an instant plus `days`, as the reconciliation searches take it. */
-function utcDay(at: Date, days: number): string {
-  return new Date(at.getTime() + days * MS.day).toISOString().slice(0, 10);
-}
-
 const DEFAULT_STRANDED_MS = 2 * 30 * MS.second + MS.minute;
-
-/** How far past today the ledger search reaches (the whole window stays within 366 days). */
-const SEARCH_DAYS_AHEAD = 62;
 
 /**
  * Settles attempts whose outcome is unknown: a gateway call that timed out or failed after
@@ -83,10 +80,15 @@ export async function resolveUnknownAttempts(
   const stranded = now.getTime() - (opts.strandedAfterMs ?? DEFAULT_STRANDED_MS);
   const since = new Date(now.getTime() - (opts.lookbackMs ?? 7 * MS.day)).toISOString();
   // Payments and subscriptions apart: subscription attempts a plan too big to read keeps
-  // unknown (`planListing`) must not fill the batch and starve the payments behind them. One
-  // whose subscription was found is looked up however old it is: it did happen.
+  // unknown (`planListing`) must not fill the batch and starve the payments behind them.
+  // Payments however old: a week or more without rounds (every instance down, a store
+  // restored from a backup) must delay their truth, never lose it, and the ledger holds it.
+  // Subscription attempts within `lookbackMs`: their proof reads their plan's subscriptions
+  // (not a dated ledger), and a plan that cannot be read keeps its attempts unknown every
+  // round; the cut-off keeps those from holding the batch for ever. One whose subscription
+  // was found is looked up however old it is: it did happen.
   const candidates = [
-    ...(await unknownAttemptsQuery(ctx.db, since, 'payments').execute()),
+    ...(await unknownAttemptsQuery(ctx.db, new Date(0).toISOString(), 'payments').execute()),
     ...(await unknownAttemptsQuery(ctx.db, since, 'subscriptions').execute()),
     ...(await knownSubscriptionAttemptsQuery(ctx.db, since).execute()),
   ];
@@ -107,25 +109,12 @@ export async function resolveUnknownAttempts(
     }
   }
 
-  // One search covers every attempt: from the day before the oldest (the gateway's operation
-  // date is a São Paulo day; a day each side covers any offset) to well after today. A sale is
-  // dated by the gateway's clock, not ours: one ahead of ours (a sandbox whose business clock
-  // was moved on, or a clock that drifted) dates it after our "today", and a window ending
-  // tomorrow would miss it and declare a charged payment not to have happened.
-  const oldest = unknown.find((a) => !a.plan_id);
-  const sales: ConcilSummaryRow[] = oldest
-    ? await ctx.gateway.searchConcilByOperationDate(
-        {
-          accountNumber: opts.accountNumber,
-          startDate: utcDay(new Date(oldest.created_at), -1),
-          endDate: utcDay(
-            new Date(Math.min(now.getTime(), Date.parse(oldest.created_at) + 300 * MS.day)),
-            SEARCH_DAYS_AHEAD,
-          ),
-        },
-        { timeoutMs: 10_000 },
-      )
-    : [];
+  const ledger = await ledgerSalesByAttempt(
+    ctx,
+    opts.accountNumber,
+    unknown.filter((a) => !a.plan_id),
+    now,
+  );
   const plans = unknown.some((a) => a.plan_id) ? await subscriptionsByOrderNumber(ctx) : null;
   const listings = new Map<string, PlanListing>();
 
@@ -188,6 +177,12 @@ export async function resolveUnknownAttempts(
         found = true;
       }
     } else {
+      const sales = ledger.get(a.id);
+      if (!sales) {
+        // Not searched this round (only the oldest clusters are): the next rounds reach it.
+        report.stillUnknown.push(a.id);
+        continue;
+      }
       const sale = sales.find(
         (r) =>
           r.transactionReference === a.gateway_reference && reaisToCents(r.amount) === a.amount,

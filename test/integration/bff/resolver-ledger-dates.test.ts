@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
-import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
-import { MERCHANT_ORIGIN, MERCHANT_SECRET } from '../../support/bff';
-import { creditBody, LATE_ANSWER_MS, payTimingOut, slowBffForSuite } from '../../support/slow-bff';
+import { MERCHANT_ORIGIN } from '../../support/bff';
+import { resolverSuite } from '../../support/resolver-suite';
+import { creditBody, slowBffForSuite } from '../../support/slow-bff';
 
 /**
  * What the resolver may call proof that a payment did not happen, when the ledger it reads is
@@ -11,26 +10,7 @@ import { creditBody, LATE_ANSWER_MS, payTimingOut, slowBffForSuite } from '../..
  */
 const bffs = slowBffForSuite();
 
-/** A payment the sandbox makes after the BFF gave up on it: the attempt is unknown. */
-async function lostPayment(amount: number) {
-  const s = await bffs.slow.createSession({ amount });
-  await payTimingOut(bffs, s.clientSecret, '4000000000002701', '/v1/payments');
-  await new Promise((r) => setTimeout(r, LATE_ANSWER_MS));
-  const attemptId = (await detail(s.id)).attempts[0]!.id;
-  return { sessionId: s.id, attemptId };
-}
-
-const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
-const resolve = () =>
-  resolveUnknownAttempts(bffs.slow.bff.ctx, {
-    accountNumber: DEFAULT_CLIENT.accountNumber,
-    settleAfterMs: 0,
-  });
-const detail = async (id: string) =>
-  (await bffs.slow.request('GET', `/v1/checkout-sessions/${id}`, { headers: merchant })).body as {
-    status: string;
-    attempts: { id: string; status: string }[];
-  };
+const { merchant, resolve, detail, lostPayment } = resolverSuite(bffs);
 
 describe('the resolver and the ledger it reads', () => {
   it('a sale dated by a gateway clock a month ahead of ours is found, not declared missing', async () => {

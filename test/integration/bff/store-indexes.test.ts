@@ -236,6 +236,8 @@ describe('session indexes', () => {
   });
 });
 
+const EPOCH = new Date(0).toISOString();
+
 describe('maintenance round indexes', () => {
   /**
    * Once a minute the round looks for attempts still unknown and for any subscription: it read
@@ -255,6 +257,11 @@ describe('maintenance round indexes', () => {
         'payment_attempts_unknown',
       );
     }
+    // Payments however old (the resolver reads them without an age cut-off): the same index.
+    const allPayments = unknownAttemptsQuery(db, EPOCH, 'payments').compile();
+    expect(await planOf(db, allPayments.sql, [...allPayments.parameters])).toContain(
+      'payment_attempts_unknown',
+    );
     // Past the lookback, those whose subscription is known: from the same index.
     const known = knownSubscriptionAttemptsQuery(db, SEED_AT).compile();
     expect(await planOf(db, known.sql, [...known.parameters])).toContain(
@@ -278,8 +285,13 @@ describe('maintenance round indexes', () => {
       expect(await planOf(db, anySub.sql, [...anySub.parameters], natural)).toContain(
         'payment_attempts_subscription',
       );
-      for (const of of [undefined, 'payments', 'subscriptions'] as const) {
-        const unknown = unknownAttemptsQuery(db, SEED_AT, of).compile();
+      for (const [since, of] of [
+        [SEED_AT, undefined],
+        [SEED_AT, 'payments'],
+        [SEED_AT, 'subscriptions'],
+        [EPOCH, 'payments'],
+      ] as const) {
+        const unknown = unknownAttemptsQuery(db, since, of).compile();
         expect(await planOf(db, unknown.sql, [...unknown.parameters], natural)).toContain(
           'payment_attempts_unknown',
         );
