@@ -2,7 +2,7 @@ import { MS } from '../../lib/clock';
 import type { ConcilSummaryRow } from '../../gateway/schemas';
 import type { BffContext } from '../context';
 
-/** How far past its attempts (and past today at most) a ledger search reaches. */
+/** How far past today a ledger search reaches (the whole window stays within 366 days). */
 const SEARCH_DAYS_AHEAD = 62;
 /** Payment attempts whose calls lie at most this far apart share one ledger search. */
 const CLUSTER_SPAN_MS = 7 * MS.day;
@@ -33,8 +33,8 @@ interface PaymentAttempt {
  * attempts (oldest first) form clusters whose calls lie within `CLUSTER_SPAN_MS` of the first,
  * and each of the oldest `MAX_SEARCHES` clusters is searched once, from the day before its
  * first attempt (the gateway's operation date is a São Paulo day; a day each side covers any
- * offset) to `SEARCH_DAYS_AHEAD` days after its last call, today at most. A sale is dated by
- * the gateway's clock, not ours: one running ahead (a sandbox whose business clock was moved
+ * offset) to `SEARCH_DAYS_AHEAD` days after today (its first attempt's + 300 days at most).
+ * A sale is dated by the gateway's clock, not ours: one running ahead (a sandbox whose business clock was moved
  * on, or a clock that drifted) dates it after our day, and a window ending the day after would
  * miss it and declare a charged payment not to have happened. The whole window stays within
  * the gateway's 366 days. An attempt maps to its own cluster's sales, which cover its whole
@@ -62,12 +62,11 @@ export async function ledgerSalesByAttempt(
   const out = new Map<string, readonly ConcilSummaryRow[]>();
   for (const cluster of clusters) {
     const first = Date.parse(cluster[0]!.created_at);
-    const last = Math.max(...cluster.map((a) => Date.parse(a.updated_at)));
     const sales = await ctx.gateway.searchConcilByOperationDate(
       {
         accountNumber,
         startDate: utcDay(first, -1),
-        endDate: utcDay(Math.min(last, now.getTime(), first + 300 * MS.day), SEARCH_DAYS_AHEAD),
+        endDate: utcDay(Math.min(now.getTime(), first + 300 * MS.day), SEARCH_DAYS_AHEAD),
       },
       { timeoutMs: 10_000 },
     );

@@ -75,4 +75,25 @@ describe('the resolver and the ledger it reads', () => {
     }
     expect((await detail(created.id)).status).toBe('succeeded');
   });
+  it('a sale dated by a gateway clock 63 days ahead, looked up a day later, is found', async () => {
+    // The window reaches 62 days past today, not past the call: a day of waiting adds a day.
+    const { slow } = bffs;
+    // From the sandbox's own today (the tests before may have moved it).
+    await slow.sandbox.call('POST', '/__sandbox/clock/reset', { token: null });
+    const moved = await slow.sandbox.call('POST', '/__sandbox/clock/advance', {
+      token: null,
+      body: { days: 63 },
+    });
+    expect(moved.status).toBe(200);
+    const lost = await lostPayment(5_433);
+    slow.clock.advance(25 * 3_600_000);
+    try {
+      const report = await resolve();
+      expect(report.notHappened).toEqual([]);
+      expect(report.resolved).toContain(lost.attemptId);
+    } finally {
+      slow.clock.reset(0);
+      await slow.sandbox.call('POST', '/__sandbox/clock/reset', { token: null });
+    }
+  });
 });
