@@ -112,6 +112,12 @@ export async function settleSubscription(
       }
     : { subscription_id: subscriptionId };
   if (!billing) {
+    // A trial's subscription found Canceled before any billing started nothing: the BFF's own
+    // drop of terms not shown whose answer was lost (the plan, unused since, may have changed
+    // again), or a cancel at the gateway. Decided from the subscription, not from the plan.
+    const canceled = await trialCanceled(ctx, row, subscriptionId);
+    if (canceled === null) return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
+    if (canceled) return dropTermsNotShown(ctx, row, attemptId, subscriptionId, evidence, log);
     const plan = await planTerms(ctx, row.plan_id);
     const trialDays = plan?.trialDays ?? 0;
     if (trialDays > 0 && plan && plan.amount !== row.amount) {
@@ -159,6 +165,26 @@ export async function settleSubscription(
 /** Whether the plan starts with a trial (no billing at creation); false when it cannot be read. */
 export async function planHasTrial(ctx: BffContext, planId: string | null): Promise<boolean> {
   return ((await planTerms(ctx, planId))?.trialDays ?? 0) > 0;
+}
+
+/**
+ * Whether the subscription of a session that showed a trial is Canceled (false when the
+ * session showed none: not read); null when it cannot be read now.
+ */
+async function trialCanceled(
+  ctx: BffContext,
+  row: SessionRow,
+  subscriptionId: string,
+): Promise<boolean | null> {
+  const shown = row.plan_json ? (JSON.parse(row.plan_json) as { trialDays?: number }) : null;
+  if (!shown?.trialDays) return false;
+  try {
+    const sub = await ctx.gateway.getSubscription(subscriptionId, { timeoutMs: 10_000 });
+    return sub.status === 'Canceled';
+  } catch (err) {
+    if (!classifyGatewayError(err)) throw err;
+    return null;
+  }
 }
 
 /**

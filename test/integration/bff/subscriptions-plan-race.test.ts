@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
+import { GatewayTimeoutError } from '../../../server/gateway/errors';
+import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import { MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
 import { createPlan, gw, monthlyPlan } from '../sandbox/recurrence/helpers';
 
@@ -152,9 +155,10 @@ describe('a plan re-priced while the card is being kept (after the pay checked i
     const mine = (events.body as { data: { type: string; data: { id?: string } }[] }).data.filter(
       (e) => e.data.id === subscriptionId,
     );
-    expect(mine.map((e) => e.type).sort()).toEqual([
-      'subscription.canceled',
+    // Oldest first: the merchant learns of the subscription, then of its cancel.
+    expect(mine.map((e) => e.type).reverse()).toEqual([
       'subscription.created',
+      'subscription.canceled',
     ]);
   });
 
@@ -169,5 +173,94 @@ describe('a plan re-priced while the card is being kept (after the pay checked i
     expect(detail).toMatchObject({ status: 'expired', attempts: [{ status: 'failed' }] });
     const subscriptionId = detail.attempts[0]!.subscriptionId!;
     expect((await subscriptionOf(subscriptionId)).status).toBe('Canceled');
+  });
+});
+
+/**
+ * The BFF's cancel of a re-priced trial's subscription reaches the gateway but its answer is
+ * lost: the pay answers pending. The plan, unused again, may then change once more; what the
+ * resolver decides must not depend on it: the subscription is canceled, the session expires.
+ */
+describe('a re-priced trial whose cancel answer was lost', () => {
+  async function lostCancel(name: string, after: (planId: string, body: object) => Promise<void>) {
+    const body = { ...monthlyPlan, name, trialDays: 7 };
+    const planId = await createPlan(t.sandbox, body);
+    const gateway = t.bff.ctx.gateway;
+    const set = gateway.setSubscriptionStatus.bind(gateway);
+    let n = 0;
+    gateway.setSubscriptionStatus = async (...args: Parameters<typeof set>) => {
+      const done = await set(...args);
+      if (n++ === 0) {
+        throw new GatewayTimeoutError({
+          operation: 'setSubscriptionStatus',
+          status: 0,
+          sent: true,
+          timeoutMs: 1,
+        });
+      }
+      return done;
+    };
+    let sessionId: string;
+    try {
+      const s = await t.createSession({ planId, amount: undefined, maxInstallments: undefined });
+      sessionId = s.id;
+      const vaultCard = gateway.vaultCard.bind(gateway);
+      gateway.vaultCard = async (...args: Parameters<typeof vaultCard>) => {
+        const kept = await vaultCard(...args);
+        await reprice(planId, body, 59.9);
+        return kept;
+      };
+      try {
+        const res = await t.pay(
+          s.clientSecret,
+          await t.payBody(s.clientSecret, '4000000000002701', { method: 'credit' }),
+        );
+        expect(res.body).toEqual({ status: 'pending' });
+      } finally {
+        gateway.vaultCard = vaultCard;
+      }
+    } finally {
+      gateway.setSubscriptionStatus = set;
+    }
+    await after(planId, body);
+    for (let i = 0; i < 2; i++) {
+      await resolveUnknownAttempts(t.bff.ctx, {
+        accountNumber: DEFAULT_CLIENT.accountNumber,
+        settleAfterMs: 0,
+      });
+    }
+    const detail = await t.request('GET', `/v1/checkout-sessions/${sessionId}`, {
+      headers: merchant,
+    });
+    return detail.body as Detail;
+  }
+
+  it('the plan priced back as shown: still expired, never told it started', async () => {
+    const detail = await lostCancel('Lost cancel, priced back', (planId, body) =>
+      reprice(planId, body, 49.9),
+    );
+    expect(detail).toMatchObject({ status: 'expired', attempts: [{ status: 'failed' }] });
+    const subscriptionId = detail.attempts[0]!.subscriptionId!;
+    expect((await subscriptionOf(subscriptionId)).status).toBe('Canceled');
+    const events = await t.request('GET', '/v1/events?limit=100', { headers: merchant });
+    const told = (events.body as { data: { type: string; data: { id?: string } }[] }).data.filter(
+      (e) => e.data.id === subscriptionId,
+    );
+    expect(told).toEqual([]);
+  });
+
+  it('the trial then dropped from the plan: expired, not pending for good', async () => {
+    const detail = await lostCancel('Lost cancel, trial dropped', async (planId, body) => {
+      const { merchantId } = (await gw(t.sandbox, 'GET', `/v1/recurrences/plans/${planId}`))
+        .body as { merchantId: string };
+      const res = await gw(t.sandbox, 'POST', `/v1/recurrences/plans/${planId}`, {
+        ...body,
+        merchantId,
+        amount: 59.9,
+        trialDays: 0,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    });
+    expect(detail).toMatchObject({ status: 'expired', attempts: [{ status: 'failed' }] });
   });
 });
