@@ -54,7 +54,9 @@ export async function recordSessionEvents(
     id: paid.subscriptionId,
     status: 'Active',
     sessionId: row.id,
-    plan: detail.plan,
+    // The plan as the subscription bills it: its first billing's amount, should the plan have
+    // been re-priced while it was subscribed (payments/subscribe.ts; it is then canceled).
+    plan: detail.plan && { ...detail.plan, amount: paid.amount },
     metadata: detail.metadata,
     createdAt: at.toISOString(),
   };

@@ -152,9 +152,11 @@ describe('a plan re-priced while the card is being kept (after the pay checked i
     expect((await subscriptionOf(subscriptionId)).status).toBe('Canceled');
     expect(detail).toMatchObject({ status: 'succeeded' });
     const events = await t.request('GET', '/v1/events?limit=100', { headers: merchant });
-    const mine = (events.body as { data: { type: string; data: { id?: string } }[] }).data.filter(
-      (e) => e.data.id === subscriptionId,
-    );
+    const mine = (
+      events.body as { data: { type: string; data: { id?: string; plan?: { amount: number } } }[] }
+    ).data.filter((e) => e.data.id === subscriptionId);
+    // Both tell the price the subscription billed, not the one the session showed.
+    expect(mine.map((e) => e.data.plan?.amount)).toEqual([5_990, 5_990]);
     // Oldest first: the merchant learns of the subscription, then of its cancel.
     expect(mine.map((e) => e.type).reverse()).toEqual([
       'subscription.created',
