@@ -222,7 +222,12 @@ class PayRefused extends OnTarget {
     });
     const taken = (await w.clearFaults()) === 0;
     if (out.result && out.wasOpen && taken) {
-      await expectRefusal(w, this.r, NATURAL[this.card]!, out.left, out.result, out.attemptId);
+      // A trial's subscription charges nothing when it is made: no card is judged yet.
+      const trial =
+        this.target === 'plan' &&
+        (await w.sessionRows()).some((r) => r.id === s.id && r.plan_id === w.trialPlanId);
+      const natural = trial ? 'succeeded' : NATURAL[this.card]!;
+      await expectRefusal(w, this.r, natural, out.left, out.result, out.attemptId);
     }
   }
   override toString = () =>
