@@ -22,6 +22,11 @@ export interface RequestFacts {
   accept?: string | undefined;
 }
 
+/** The plan a plan session showed the shopper (kept when it was created); null for a cart. */
+export function shownPlan(row: Pick<SessionRow, 'plan_json'>): SessionPlan | null {
+  return row.plan_json ? (JSON.parse(row.plan_json) as SessionPlan) : null;
+}
+
 /**
  * Whether a plan read now (`loadPlan`) is the one the session showed: Active, at the same
  * amount, interval, number of charges and trial. The gateway bills the plan as it is now. A
@@ -29,7 +34,7 @@ export interface RequestFacts {
  * are not compared, and it pays as it did.
  */
 export function planAsShown(row: SessionRow, plan: Result<SessionPlan>): boolean {
-  const shown = row.plan_json ? (JSON.parse(row.plan_json) as SessionPlan) : null;
+  const shown = shownPlan(row);
   if (!plan.ok || !shown) return false;
   const now = plan.value;
   return (

@@ -13,7 +13,7 @@ import {
   firstBillingOf,
 } from '../subscriptions/service';
 import { classifyGatewayError } from './outcomes';
-import { orderNumberOf } from './pay-common';
+import { orderNumberOf, shownPlan } from './pay-common';
 import {
   dropKeyOnRefusedCiphertext,
   settle,
@@ -176,8 +176,7 @@ async function trialCanceled(
   row: SessionRow,
   subscriptionId: string,
 ): Promise<boolean | null> {
-  const shown = row.plan_json ? (JSON.parse(row.plan_json) as { trialDays?: number }) : null;
-  if (!shown?.trialDays) return false;
+  if (!shownPlan(row)?.trialDays) return false;
   try {
     const sub = await ctx.gateway.getSubscription(subscriptionId, { timeoutMs: 10_000 });
     return sub.status === 'Canceled';
