@@ -101,14 +101,23 @@ const claimQ = precompiled(
   },
 );
 
+/**
+ * The answer, stored only under the claim that ran the work (`created_at` is the claim's own):
+ * a request that outlived `IDEMPOTENCY_STALE_MS` and was taken over must not overwrite the
+ * answer of the request that took it over.
+ */
 const doneQ = precompiled(
-  (db: BffKysely, p: KeyWhere & { response_status: number; response_body: string }) =>
+  (
+    db: BffKysely,
+    p: KeyWhere & { created_at: string; response_status: number; response_body: string },
+  ) =>
     db
       .updateTable('idempotency_keys')
       .set({ state: 'done', response_status: p.response_status, response_body: p.response_body })
       .where('session_id', '=', p.session_id)
       .where('scope', '=', p.scope)
-      .where('key', '=', p.key),
+      .where('key', '=', p.key)
+      .where('created_at', '=', p.created_at),
 );
 
 /**
@@ -143,10 +152,12 @@ export async function runIdempotent(
   const stored = (body: unknown) => JSON.stringify(scope.storedAs ? scope.storedAs(body) : body);
   const requestHash = sha256Hex(canonicalJson(scope.body));
   const where = { session_id: scope.sessionId, scope: scope.scope, key: scope.key };
+  // Names this claim: a takeover after `IDEMPOTENCY_STALE_MS` writes another time.
+  const claimedAt = scope.at.toISOString();
   const claim = claimQ(db, {
     ...where,
     request_hash: requestHash,
-    created_at: scope.at.toISOString(),
+    created_at: claimedAt,
     expired: new Date(scope.at.getTime() - IDEMPOTENCY_TTL_MS).toISOString(),
     stale: new Date(scope.at.getTime() - IDEMPOTENCY_STALE_MS).toISOString(),
   });
@@ -202,7 +213,12 @@ export async function runIdempotent(
   const keeper: AnswerKeeper = {
     async keep(tx, a) {
       await tx.executeQuery(
-        doneQ(tx, { ...where, response_status: a.status, response_body: stored(a.body) }),
+        doneQ(tx, {
+          ...where,
+          created_at: claimedAt,
+          response_status: a.status,
+          response_body: stored(a.body),
+        }),
       );
       kept = a;
     },
@@ -211,11 +227,13 @@ export async function runIdempotent(
   try {
     answer = await work(keeper);
   } catch (err) {
+    // Released only if still this claim: one taken over meanwhile belongs to a live request.
     await db
       .deleteFrom('idempotency_keys')
       .where('session_id', '=', where.session_id)
       .where('scope', '=', where.scope)
       .where('key', '=', where.key)
+      .where('created_at', '=', claimedAt)
       .execute();
     throw err;
   }
@@ -226,6 +244,7 @@ export async function runIdempotent(
   await db.executeQuery(
     doneQ(db, {
       ...where,
+      created_at: claimedAt,
       response_status: answer.status,
       response_body: stored(answer.body),
     }),

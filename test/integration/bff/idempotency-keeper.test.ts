@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { BffDb } from '../../../server/bff/db';
-import { runIdempotent, type StoredAnswer } from '../../../server/bff/idempotency';
+import {
+  IDEMPOTENCY_STALE_MS,
+  runIdempotent,
+  type StoredAnswer,
+} from '../../../server/bff/idempotency';
 import { BFF_MIGRATIONS } from '../../../server/bff/migrations';
 import { migrate, openDb } from '../../../server/lib/db';
 
@@ -101,6 +105,70 @@ describe('runIdempotent with an answer kept in the work’s transaction', () => 
     await runIdempotent(db, scope('key-kept-4'), () => Promise.resolve(answer));
     expect(answerUpdates()).toBe(1);
     expect((await stored('key-kept-4'))?.response_status).toBe(409);
+  });
+});
+
+describe('a request that outlived its claim', () => {
+  const later = (key: string) => ({
+    ...scope(key),
+    at: new Date(scope(key).at.getTime() + IDEMPOTENCY_STALE_MS + 1000),
+  });
+
+  /** Starts a request whose work waits until `finish` is called; resolves once it is claimed. */
+  async function held(key: string) {
+    let finish: (how: StoredAnswer | Error) => void = () => {};
+    const outcome = new Promise<StoredAnswer | Error>((r) => (finish = r));
+    let started: () => void = () => {};
+    const claimed = new Promise<void>((r) => (started = r));
+    const run = runIdempotent(db, scope(key), async (keeper) => {
+      started();
+      const how = await outcome;
+      if (how instanceof Error) throw how;
+      await db.transaction().execute((trx) => keeper.keep(trx, how));
+      return how;
+    });
+    await claimed;
+    return { run, finish };
+  }
+
+  it('does not overwrite the answer of the request that took its key over', async () => {
+    const stale = await held('key-stale-1');
+    const newer: StoredAnswer = { status: 200, body: { status: 'succeeded', paymentId: 'p2' } };
+    const took = await runIdempotent(db, later('key-stale-1'), async (keeper) => {
+      await db.transaction().execute((trx) => keeper.keep(trx, newer));
+      return newer;
+    });
+    expect(took).toEqual({ kind: 'fresh', answer: newer });
+    stale.finish({ status: 200, body: { status: 'pending' } });
+    await stale.run;
+    expect((await stored('key-stale-1'))?.response_body).toBe(JSON.stringify(newer.body));
+    const replay = await runIdempotent(db, later('key-stale-1'), () => {
+      throw new Error('a replay runs no work');
+    });
+    expect(replay).toEqual({ kind: 'replay', answer: newer });
+  });
+
+  it('does not release a key a live request took over', async () => {
+    const stale = await held('key-stale-2');
+    let release: () => void = () => {};
+    const newerRuns = new Promise<void>((r) => (release = r));
+    let running: () => void = () => {};
+    const newerClaimed = new Promise<void>((r) => (running = r));
+    const newer = runIdempotent(db, later('key-stale-2'), async () => {
+      running();
+      await newerRuns;
+      return { status: 200, body: { status: 'succeeded' } };
+    });
+    await newerClaimed;
+    stale.finish(new Error('the stale request failed'));
+    await expect(stale.run).rejects.toThrow('the stale request failed');
+    // The newer request still holds the key: a third one is told it is being processed.
+    const third = await runIdempotent(db, later('key-stale-2'), () => {
+      throw new Error('must not run while the newer request runs');
+    });
+    expect(third).toMatchObject({ kind: 'conflict', status: 409 });
+    release();
+    await newer;
   });
 });
 
