@@ -146,6 +146,14 @@ export interface BffDb {
     name: string;
     drops: number;
   };
+  /**
+   * When the resolver last looked each subscription attempt still unknown up: the rounds take
+   * them by turns (payments/subscription-turns.ts).
+   */
+  bff_attempt_lookups: {
+    attempt_id: string;
+    looked_up_at: string;
+  };
 }
 
 export type BffKysely = Kysely<BffDb>;

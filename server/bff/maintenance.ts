@@ -5,6 +5,7 @@ import { pruneIdempotencyKeys } from './idempotency';
 import { acquireLease, releaseLease } from './leases';
 import { pruneDueDayReads } from './payments/first-billing-search';
 import { prunePlanProofs } from './payments/plan-proof';
+import { pruneAttemptLookups } from './payments/subscription-turns';
 import {
   resolveUnknownAttempts,
   type ResolveOptions,
@@ -94,6 +95,7 @@ async function maintenanceWork(
   );
   await step(pruneDueDayReads(ctx.db), 'due-day search prune failed');
   await step(prunePlanProofs(ctx.db), 'plan proof prune failed');
+  await step(pruneAttemptLookups(ctx.db), 'attempt look-up prune failed');
   await step(pruneIdempotencyKeys(ctx.db, ctx.clock.now()), 'idempotency prune failed');
   await step(endStaleChallenges(ctx), 'challenge timeouts failed');
   await step(expireDueSessions(ctx), 'session expiry failed');

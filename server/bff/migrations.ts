@@ -4,6 +4,7 @@ import { rateLimitMigrations } from './http/rate-limits';
 import { leaseMigrations } from './leases';
 import { inboxMigrations } from './webhooks/store';
 import { eventMigrations } from './events/store';
+import { attemptLookupMigrations } from './payments/subscription-turns';
 
 /**
  * Every migration of the BFF's store, in the one order they run in (`createBffApp`, before
@@ -16,4 +17,5 @@ export const BFF_MIGRATIONS: readonly Migration[] = [
   ...leaseMigrations,
   ...rateLimitMigrations,
   ...eventMigrations,
+  ...attemptLookupMigrations,
 ];

@@ -2,7 +2,7 @@ import type { Billing } from '../../gateway/schemas';
 import { MS } from '../../lib/clock';
 import type { BffContext } from '../context';
 import type { BffKysely } from '../db';
-import { IN_FLIGHT, unknownAttemptsQuery } from '../sessions/store';
+import { IN_FLIGHT } from '../sessions/store';
 import { readPages } from '../subscriptions/service';
 
 /** Billings read per page of a due day's search (the gateway's maximum). */
@@ -108,17 +108,6 @@ export async function pruneDueDayReads(db: BffKysely): Promise<void> {
 /** The São Paulo calendar day (UTC−3, no daylight saving since 2019) of an instant, plus `days`. */
 function saoPauloDay(iso: string, days: number): string {
   return new Date(Date.parse(iso) - 3 * MS.hour + days * MS.day).toISOString().slice(0, 10);
-}
-
-/**
- * Unknown subscription attempts whose subscription is known (its id kept) made before `before`,
- * the oldest 200: past the resolver's lookback, yet never left unresolved — the subscription
- * exists, so the attempt is settled once its first billing is read.
- */
-export function knownSubscriptionAttemptsQuery(db: BffKysely, before: string) {
-  return unknownAttemptsQuery(db, new Date(0).toISOString(), 'subscriptions')
-    .where('a.subscription_id', 'is not', null)
-    .where('a.created_at', '<', before);
 }
 
 /** The subscription id an attempt keeps, if any. */

@@ -6,15 +6,11 @@ import type { BffContext } from '../context';
 import type { BffKysely } from '../db';
 import { endAttemptAsFailure } from '../sessions/service';
 import { findSession, unknownAttemptsQuery, updateAttemptInFlight } from '../sessions/store';
-import {
-  firstBillingByDueDay,
-  knownSubscriptionAttemptsQuery,
-  subscriptionIdOf,
-  type DueDaySearch,
-} from './first-billing-search';
+import { firstBillingByDueDay, subscriptionIdOf, type DueDaySearch } from './first-billing-search';
 import { linkSaleToAttempt } from './ledger-link';
 import { ledgerSalesByAttempt } from './ledger-windows';
 import { planListing, type PlanListing } from './plan-proof';
+import { markLookedUp, subscriptionCandidates } from './subscription-turns';
 import { classifyGatewayError } from './outcomes';
 import { planHasTrial, settleSubscription } from './subscribe';
 import { transitionSession } from '../sessions/transition';
@@ -39,11 +35,10 @@ export interface ResolveOptions {
    */
   notHappenedAfterMs?: number;
   /**
-   * How far back subscription attempts whose subscription is not known are still looked up.
-   * Default 7 days. Payment attempts are looked up however old (the ledger is searched by
-   * clusters of them, `ledgerSalesByAttempt`).
+   * Subscription attempts a round looks up at most of those never looked up, and as many of
+   * those looked up longest ago (`subscription-turns.ts`). Default 100.
    */
-  lookbackMs?: number;
+  subscriptionTurn?: number;
   /**
    * Before a subscription attempt is declared not to have happened, every subscription of its
    * plan is read, newest first, up to this many pages of 100. Default 50. A plan with more
@@ -69,7 +64,9 @@ const DEFAULT_STRANDED_MS = 2 * 30 * MS.second + MS.minute;
  * past `strandedAfterMs`). Never retried (DESIGN §4): the gateway's ledger answers. A sale
  * whose `transactionReference` is the attempt's own reference happened: attempt and session
  * succeed. A plan session's subscription is found by its order number. Nothing found for a
- * day: the payment did not happen, the session takes payments again.
+ * day: the payment did not happen, the session takes payments again. However old an attempt
+ * is, it is looked up (rounds that did not run delay the truth, never lose it): payments by
+ * clusters of the ledger, subscription attempts by turns (`subscription-turns.ts`).
  */
 export async function resolveUnknownAttempts(
   ctx: BffContext,
@@ -78,19 +75,14 @@ export async function resolveUnknownAttempts(
   const now = ctx.clock.now();
   const settled = now.getTime() - (opts.settleAfterMs ?? MS.minute);
   const stranded = now.getTime() - (opts.strandedAfterMs ?? DEFAULT_STRANDED_MS);
-  const since = new Date(now.getTime() - (opts.lookbackMs ?? 7 * MS.day)).toISOString();
-  // Payments and subscriptions apart: subscription attempts a plan too big to read keeps
-  // unknown (`planListing`) must not fill the batch and starve the payments behind them.
-  // Payments however old: a week or more without rounds (every instance down, a store
-  // restored from a backup) must delay their truth, never lose it, and the ledger holds it.
-  // Subscription attempts within `lookbackMs`: their proof reads their plan's subscriptions
-  // (not a dated ledger), and a plan that cannot be read keeps its attempts unknown every
-  // round; the cut-off keeps those from holding the batch for ever. One whose subscription
-  // was found is looked up however old it is: it did happen.
+  // Payments and subscriptions apart, however old: a week or more without rounds (every
+  // instance down, a store restored from a backup) must delay their truth, never lose it.
+  // Payments are found in the ledger, searched by clusters of them (`ledgerSalesByAttempt`).
+  // Subscription attempts are taken by turns (`subscriptionCandidates`): those a plan that
+  // cannot be read or proven keeps unknown must not fill the batch and starve the rest.
   const candidates = [
-    ...(await unknownAttemptsQuery(ctx.db, new Date(0).toISOString(), 'payments').execute()),
-    ...(await unknownAttemptsQuery(ctx.db, since, 'subscriptions').execute()),
-    ...(await knownSubscriptionAttemptsQuery(ctx.db, since).execute()),
+    ...(await unknownAttemptsQuery(ctx.db, 'payments').execute()),
+    ...(await subscriptionCandidates(ctx.db, opts.subscriptionTurn)),
   ];
   const unknown = candidates.filter((a) => {
     const age = Date.parse(a.updated_at);
@@ -98,6 +90,8 @@ export async function resolveUnknownAttempts(
   });
   const report: ResolveReport = { resolved: [], notHappened: [], stillUnknown: [] };
   if (unknown.length === 0) return report;
+  const subscriptions = unknown.filter((a) => a.plan_id).map((a) => a.id);
+  await markLookedUp(ctx.db, subscriptions, now);
 
   for (const a of unknown) {
     if (a.session_status !== 'processing') continue;
@@ -115,7 +109,7 @@ export async function resolveUnknownAttempts(
     unknown.filter((a) => !a.plan_id),
     now,
   );
-  const plans = unknown.some((a) => a.plan_id) ? await subscriptionsByOrderNumber(ctx) : null;
+  const plans = subscriptions.length > 0 ? await subscriptionsByOrderNumber(ctx) : null;
   const listings = new Map<string, PlanListing>();
 
   // Attempts unknown this long may be declared not to have happened (once not found).

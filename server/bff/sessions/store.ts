@@ -220,38 +220,44 @@ export async function findSucceededAttempt(
     .executeTakeFirst();
 }
 
+/** What the resolver reads of an unknown attempt and its session. */
+export const UNKNOWN_ATTEMPT_COLUMNS = [
+  'a.id',
+  'a.session_id',
+  'a.amount',
+  'a.created_at',
+  'a.updated_at',
+  'a.gateway_reference',
+  's.plan_id',
+  's.status as session_status',
+] as const;
+
 /**
- * The resolver's candidates (payments/resolver.ts): attempts still `unknown` made since `since`,
- * the oldest 200, with their session's plan and status; `of` picks payments (no plan) or
+ * The resolver's candidates (payments/resolver.ts): attempts still `unknown`, however old, the
+ * oldest `limit`, with their session's plan and status; `of` picks payments (no plan) or
  * subscriptions only. Answered from `payment_attempts_unknown`, which holds only the attempts
  * waiting for an answer: a maintenance round costs the same after a million payments as after
  * ten.
  */
 export function unknownAttemptsQuery(
   db: BffKysely,
-  since: string,
   of?: 'payments' | 'subscriptions',
+  limit = 200,
 ) {
   const q = db
     .selectFrom('payment_attempts as a')
     .innerJoin('checkout_sessions as s', 's.id', 'a.session_id')
-    .select([
-      'a.id',
-      'a.session_id',
-      'a.amount',
-      'a.created_at',
-      'a.updated_at',
-      'a.gateway_reference',
-      's.plan_id',
-      's.status as session_status',
-    ])
+    .select(UNKNOWN_ATTEMPT_COLUMNS)
     .where('a.status', '=', sql.lit('unknown'))
+    // No age cut-off: every instant is after ''. The range implies the index's predicate
+    // (`created_at is not null`) on both dialects, and SQLite searches a partial index only
+    // for a range of it: without one it took the references' index and sorted every row.
+    .where('a.created_at', '>', sql.lit(''))
     // Attempts made before references named one attempt cannot be proven: left alone.
     .where('a.gateway_reference', 'is not', null)
     .where('s.status', 'in', ['pending', 'processing'])
-    .where('a.created_at', '>=', since)
     .orderBy('a.created_at')
-    .limit(200);
+    .limit(limit);
   if (!of) return q;
   return q.where('s.plan_id', of === 'payments' ? 'is' : 'is not', null);
 }

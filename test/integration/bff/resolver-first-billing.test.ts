@@ -91,8 +91,8 @@ describe('a first billing beyond the pages one round reads of its due day', () =
       expect(first.resolved).toEqual([]);
       expect(first.stillUnknown).toHaveLength(1);
       expect(Math.max(...busy.pagesAsked)).toBe(10);
-      // Over a week later (the resolver's lookback): the attempt whose subscription exists is
-      // still looked up, and the search reads on from page 11, where its billing is.
+      // Over a week later: the attempt whose subscription exists is still looked up, and the
+      // search reads on from page 11, where its billing is.
       t.clock.advance(8 * 24 * 3_600_000);
       const later = await round();
       expect(later.resolved).toEqual(first.stillUnknown);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
+import { SUBSCRIPTION_TURN } from '../../../server/bff/payments/subscription-turns';
 import { inboxDb } from '../../../server/bff/webhooks/store';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
 import { encryptWithKey, MERCHANT_SECRET, type TestBff } from '../../support/bff';
@@ -291,7 +292,7 @@ describe('timed-out payments settled from the reconciliation ledger', () => {
 describe('a batch of subscription attempts waiting for proof', () => {
   it('does not keep the payments behind it from being looked up', async () => {
     // 200 subscription attempts older than any payment, still unknown (a plan too big to read
-    // whole keeps them so): the size of a round's batch.
+    // whole keeps them so): more than a round looks up.
     const db = slow.bff.ctx.db;
     const ids = Array.from({ length: 200 }, (_, i) => `cs_stuck_${i}`);
     for (const id of ids) {
@@ -307,7 +308,7 @@ describe('a batch of subscription attempts waiting for proof', () => {
       const attemptId = (await detail(s.id)).attempts[0]!.id;
       const report = await resolve();
       expect(report.resolved).toEqual([attemptId]);
-      expect(report.stillUnknown).toHaveLength(200);
+      expect(report.stillUnknown).toHaveLength(SUBSCRIPTION_TURN);
       expect((await detail(s.id)).status).toBe('succeeded');
     } finally {
       await db.deleteFrom('payment_attempts').where('session_id', 'in', ids).execute();

@@ -12,7 +12,11 @@ import {
 import { isPostgres, migrate, openDb, type OpenedDb } from '../../../server/lib/db';
 import { testDbUrl } from '../../support/bff';
 import { linkEarlyNotificationsQuery } from '../../../server/bff/payments/ledger-link';
-import { knownSubscriptionAttemptsQuery } from '../../../server/bff/payments/first-billing-search';
+import {
+  lookedSubscriptionAttemptsQuery,
+  markLookedUp,
+  unlookedSubscriptionAttemptsQuery,
+} from '../../../server/bff/payments/subscription-turns';
 import { inboxDb } from '../../../server/bff/webhooks/store';
 import {
   anySubscriptionAttemptQuery,
@@ -236,7 +240,11 @@ describe('session indexes', () => {
   });
 });
 
-const EPOCH = new Date(0).toISOString();
+/**
+ * Where the subscription attempts looked up before are read from: the order they were looked
+ * up in, or the attempts still unknown (then sorted) — never every attempt ever made.
+ */
+const TURNS = /bff_attempt_lookups_turn|payment_attempts_unknown/;
 
 describe('maintenance round indexes', () => {
   /**
@@ -251,22 +259,22 @@ describe('maintenance round indexes', () => {
       await seedSessionWithAttempt(db, `cs_${i}`, i % 3 ? { status: 'succeeded', ...sub } : sub);
     }
     const anySub = anySubscriptionAttemptQuery(db).compile();
+    // However old (the resolver reads them without an age cut-off), payments or subscriptions.
     for (const of of [undefined, 'payments', 'subscriptions'] as const) {
-      const unknown = unknownAttemptsQuery(db, SEED_AT, of).compile();
+      const unknown = unknownAttemptsQuery(db, of).compile();
       expect(await planOf(db, unknown.sql, [...unknown.parameters])).toContain(
         'payment_attempts_unknown',
       );
     }
-    // Payments however old (the resolver reads them without an age cut-off): the same index.
-    const allPayments = unknownAttemptsQuery(db, EPOCH, 'payments').compile();
-    expect(await planOf(db, allPayments.sql, [...allPayments.parameters])).toContain(
+    // Subscription attempts by turns: the never looked up from the same index, the others
+    // from when they were looked up, longest ago first.
+    await markLookedUp(db, ['pa_cs_0', 'pa_cs_3'], new Date(SEED_AT));
+    const unlooked = unlookedSubscriptionAttemptsQuery(db).compile();
+    expect(await planOf(db, unlooked.sql, [...unlooked.parameters])).toContain(
       'payment_attempts_unknown',
     );
-    // Past the lookback, those whose subscription is known: from the same index.
-    const known = knownSubscriptionAttemptsQuery(db, SEED_AT).compile();
-    expect(await planOf(db, known.sql, [...known.parameters])).toContain(
-      'payment_attempts_unknown',
-    );
+    const looked = lookedSubscriptionAttemptsQuery(db).compile();
+    expect(await planOf(db, looked.sql, [...looked.parameters])).toMatch(TURNS);
     expect(await planOf(db, anySub.sql, [...anySub.parameters])).toContain(
       'payment_attempts_subscription',
     );
@@ -285,13 +293,14 @@ describe('maintenance round indexes', () => {
       expect(await planOf(db, anySub.sql, [...anySub.parameters], natural)).toContain(
         'payment_attempts_subscription',
       );
-      for (const [since, of] of [
-        [SEED_AT, undefined],
-        [SEED_AT, 'payments'],
-        [SEED_AT, 'subscriptions'],
-        [EPOCH, 'payments'],
-      ] as const) {
-        const unknown = unknownAttemptsQuery(db, since, of).compile();
+      expect(await planOf(db, looked.sql, [...looked.parameters], natural)).toMatch(TURNS);
+      for (const q of [
+        unknownAttemptsQuery(db),
+        unknownAttemptsQuery(db, 'payments'),
+        unknownAttemptsQuery(db, 'subscriptions'),
+        unlookedSubscriptionAttemptsQuery(db),
+      ]) {
+        const unknown = q.compile();
         expect(await planOf(db, unknown.sql, [...unknown.parameters], natural)).toContain(
           'payment_attempts_unknown',
         );
