@@ -140,6 +140,26 @@ test.describe('the shopper is told the truth (issue 9 §4)', () => {
     expect(await checkout.events('checkout-failed')).toEqual([]);
   });
 
+  test('a session read answered 200 with a proxy page while confirming keeps the frame reading', async ({
+    checkout,
+    order,
+    page,
+  }) => {
+    await page.route('**/checkout/api/pay', dropAnswer);
+    // The first read after the lost answer comes back 200 with a page that is not the BFF's
+    // (a captive portal, a proxy): it says nothing, and the reads go on until the outcome.
+    let portalReads = 1;
+    await page.route('**/checkout/api/session', async (route) => {
+      if (portalReads-- <= 0) return route.continue();
+      await route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Wi-Fi</h1>' });
+    });
+    await checkout.payWith({ number: CARDS.frictionless }, 'debit');
+    await checkout.waitForEvent('checkout-succeeded');
+    expect(portalReads).toBeLessThan(0);
+    await order.expectPaid();
+    expect(await checkout.events('checkout-failed')).toEqual([]);
+  });
+
   test('a tab left open on a paid session learns it when shown again', async ({
     checkout,
     context,

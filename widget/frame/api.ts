@@ -87,6 +87,11 @@ export function createCheckoutApi(
     } catch {
       json = null;
     }
+    // A 2xx whose body is cut off or is not the BFF's JSON (a portal, a proxy page) tells
+    // nothing: read as no answer, never as data the flow would trip over.
+    if (res.ok && (typeof json !== 'object' || json === null)) {
+      return { ok: false, status: 0, body: null };
+    }
     return res.ok ? { ok: true, data: json as T } : { ok: false, status: res.status, body: json };
   }
 

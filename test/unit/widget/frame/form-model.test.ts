@@ -177,6 +177,15 @@ describe('createCheckoutApi', () => {
     expect(call.init.credentials).toBe('omit');
   });
 
+  it('a 2xx whose body is cut off or not JSON is no answer (status 0), never data', async () => {
+    for (const body of ['<html>portal</html>', '', 'null', '"ok"']) {
+      const api = createCheckoutApi('cs_1_secret_abc', '/checkout/api', () =>
+        Promise.resolve(new Response(body, { status: 200 })),
+      );
+      await expect(api.session(), body).resolves.toEqual({ ok: false, status: 0, body: null });
+    }
+  });
+
   it('a network failure is a value, not a throw', async () => {
     const api = createCheckoutApi('cs_1_secret_abc', '/checkout/api', () =>
       Promise.reject(new TypeError('offline')),
