@@ -86,9 +86,12 @@ export class PaymentController implements ReactiveController {
     this.#run++;
   }
 
-  /** "This session expires in N minutes", or empty. */
+  /**
+   * "This session expires in N minutes" while the form is open, or empty: an ended form has
+   * nothing left to expire, and a session paying or confirming does not expire meanwhile.
+   */
   get expiring(): string {
-    return this.#expiry.text;
+    return this.status === 'form' ? this.#expiry.text : '';
   }
 
   get busy(): boolean {

@@ -456,3 +456,42 @@ describe('a bank step left waiting, with the card key unreadable', () => {
     expect(flow.status).not.toBe('ended');
   });
 });
+
+describe('the expiry notice', () => {
+  const soon = () => ({ ...open, expiresAt: new Date(Date.now() + 5 * 60_000).toISOString() });
+
+  it('is not shown once the form has ended: "too many attempts" is not followed by "expires in 2 minutes"', async () => {
+    const exhausted: Answer = {
+      ok: true,
+      data: {
+        status: 'failed',
+        error: { code: 'attempts_exhausted', retryable: false },
+        attemptsLeft: 0,
+      } as PayResult,
+    };
+    const { flow, sent } = harness([exhausted], { session: soon() });
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    expect(sent.filter((m) => m.type === 'failed')).toMatchObject([{ retryable: false }]);
+    expect(flow.status).toBe('ended');
+    await vi.advanceTimersByTimeAsync(4 * 60_000);
+    expect(flow.expiring).toBe('');
+  });
+
+  it('is not shown while the payment is being confirmed (the session cannot expire then)', async () => {
+    const { flow, setSession } = harness([lost], { session: soon() });
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    setSession({ ...soon(), status: 'pending' } as PublicSession);
+    await vi.advanceTimersByTimeAsync(4 * 60_000);
+    expect(flow.status).toBe('confirming');
+    expect(flow.expiring).toBe('');
+  });
+
+  it('is shown on the open form', async () => {
+    const { flow } = harness([], { session: soon() });
+    await vi.advanceTimersByTimeAsync(3.5 * 60_000);
+    expect(flow.status).toBe('form');
+    expect(flow.expiring).toBe('This payment session expires in 2 minutes.');
+  });
+});
