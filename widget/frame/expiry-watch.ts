@@ -27,17 +27,15 @@ export class ExpiryWatch {
     this.clear();
     const at = Date.parse(expiresAt);
     const left = at - this.now();
+    /** Says the minutes left, and again each time their count drops. */
+    const tell = (): void => {
+      const ms = at - this.now();
+      this.text = plural(this.host.m.expiresSoon, Math.max(1, Math.ceil(ms / 60_000)));
+      this.host.requestUpdate();
+      if (ms > 60_000) this.#timers.push(setTimeout(tell, ((ms - 1) % 60_000) + 1));
+    };
     this.#timers = [
-      setTimeout(
-        () => {
-          this.text = plural(
-            this.host.m.expiresSoon,
-            Math.max(1, Math.ceil((at - this.now()) / 60_000)),
-          );
-          this.host.requestUpdate();
-        },
-        Math.max(0, left - EXPIRY_NOTICE_MS),
-      ),
+      setTimeout(tell, Math.max(0, left - EXPIRY_NOTICE_MS)),
       setTimeout(this.check, Math.max(1000, left + 1000)),
     ];
   }

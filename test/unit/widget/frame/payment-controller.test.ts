@@ -494,4 +494,10 @@ describe('the expiry notice', () => {
     expect(flow.status).toBe('form');
     expect(flow.expiring).toBe('This payment session expires in 2 minutes.');
   });
+
+  it('counts the minutes down: "1 minute" in the last one, not "2 minutes" still', async () => {
+    const { flow } = harness([], { session: soon() });
+    await vi.advanceTimersByTimeAsync(4.5 * 60_000);
+    expect(flow.expiring).toBe('This payment session expires in 1 minute.');
+  });
 });
