@@ -464,6 +464,9 @@ export class PaymentController implements ReactiveController {
 
   #toForm(): void {
     this.#set('form');
+    // The session's end may have passed while it paid (its look then found no form open).
+    // A bank step left waiting holds the session open past its end: nothing to count then.
+    if (this.session && !this.resume) this.#expiry.schedule(this.session.expiresAt);
     if (this.#backFromBank) this.host.focusForm();
     this.#backFromBank = false;
     // Fetch the key while the shopper types.

@@ -495,6 +495,57 @@ describe('the expiry notice', () => {
     expect(flow.expiring).toBe('This payment session expires in 2 minutes.');
   });
 
+  it('a decline answered after the end passed: the form looks again and tells the session ended', async () => {
+    // Paid 10 s before the end; the bank's refusal comes 20 s after the pay was sent (its
+    // timer starts when the BFF is asked: the card's encryption takes real time first).
+    let asked!: () => void;
+    const payAsked = new Promise<void>((r) => (asked = r));
+    const declined = {
+      then(answer: (a: Answer) => void) {
+        asked();
+        setTimeout(
+          () =>
+            answer({
+              ok: true,
+              data: {
+                status: 'failed',
+                error: { code: 'declined', retryable: true },
+                attemptsLeft: 2,
+              } as PayResult,
+            }),
+          20_000,
+        );
+      },
+    } as unknown as Answer;
+    const session = { ...open, expiresAt: new Date(Date.now() + 10_000).toISOString() };
+    const { flow, sent, setSession } = harness([declined], { session });
+    await vi.advanceTimersByTimeAsync(100);
+    void flow.submit();
+    await payAsked;
+    await vi.advanceTimersByTimeAsync(21_000);
+    expect(flow.status).toBe('form');
+    setSession({ ...session, status: 'expired' } as PublicSession);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(sent.filter((m) => m.type === 'failed')).toMatchObject([
+      { code: 'declined', retryable: true },
+      { code: 'session_expired', retryable: false },
+    ]);
+    expect(flow.status).toBe('ended');
+  });
+
+  it('is not shown beside a bank step left waiting, which holds the session past its end', async () => {
+    const challenge = {
+      challengeId: 'ch_1',
+      challengeUrl: 'https://bff.example/checkout/challenge/ch_1',
+      windowSize: '05' as const,
+      answered: false,
+    };
+    const { flow } = harness([], { session: { ...soon(), status: 'challenge', challenge } });
+    await vi.advanceTimersByTimeAsync(4 * 60_000);
+    expect(flow.resume).toEqual(challenge);
+    expect(flow.expiring).toBe('');
+  });
+
   it('counts the minutes down: "1 minute" in the last one, not "2 minutes" still', async () => {
     const { flow } = harness([], { session: soon() });
     await vi.advanceTimersByTimeAsync(4.5 * 60_000);
