@@ -147,6 +147,21 @@ test.describe('accessibility', () => {
     await order.expectPaid();
   });
 
+  test('a refusal paid with Enter leaves the focus in the form, not lost on the page', async ({
+    checkout,
+    page,
+  }) => {
+    const frame = await cardFrame(page);
+    await checkout.chooseMethod('debit');
+    await checkout.fillCard({ number: CARDS.declined });
+    await tabTo(page, frame, 'pay');
+    await page.keyboard.press('Enter');
+    await checkout.waitForEvent('checkout-failed');
+    await expect(checkout.alert).toContainText('não foi autorizado');
+    // Where the shopper left it (as after the bank's dialog), not on the frame's body.
+    await expect.poll(() => focusedInFrame(frame)).toBe('pay');
+  });
+
   test('a bank challenge can be answered with the keyboard', async ({ checkout, order, page }) => {
     const frame = await cardFrame(page);
     await checkout.chooseMethod('debit');

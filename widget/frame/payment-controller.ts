@@ -65,7 +65,11 @@ export class PaymentController implements ReactiveController {
     () => this.#api?.now() ?? Date.now(),
     () => void this.#check(),
   );
-  #backFromBank = false;
+  /**
+   * A step took the shopper's focus (the pay button and fields disabled while paying, the
+   * bank's dialog): the form, open again, gives it back.
+   */
+  #refocus = false;
   /**
    * The pay or bank step whose answer was lost, kept to send again under its Idempotency-Key
    * (`#resend`), and what its resends were answered.
@@ -113,6 +117,7 @@ export class PaymentController implements ReactiveController {
   async submit(): Promise<void> {
     if (this.#busy || this.status !== 'form' || !this.#api || !this.session) return;
     this.#send({ type: 'submit' });
+    this.#refocus = true;
     if (this.resume) return this.#continueBankStep();
     this.#busy = true;
     this.#set('paying');
@@ -149,7 +154,7 @@ export class PaymentController implements ReactiveController {
 
   onChallengeAnswered(challengeId: string): void {
     if (challengeId !== this.#challengeId) return;
-    this.#backFromBank = true;
+    this.#refocus = true;
     void this.#complete();
   }
 
@@ -157,7 +162,7 @@ export class PaymentController implements ReactiveController {
     const api = this.#api;
     if (challengeId !== this.#challengeId || !api || this.#busy) return;
     this.#busy = true;
-    this.#backFromBank = true;
+    this.#refocus = true;
     this.#set('paying');
     try {
       const res = await api.cancelChallenge({ challengeId, reason });
@@ -467,8 +472,8 @@ export class PaymentController implements ReactiveController {
     // The session's end may have passed while it paid (its look then found no form open).
     // A bank step left waiting holds the session open past its end: nothing to count then.
     if (this.session && !this.resume) this.#expiry.schedule(this.session.expiresAt);
-    if (this.#backFromBank) this.host.focusForm();
-    this.#backFromBank = false;
+    if (this.#refocus) this.host.focusForm();
+    this.#refocus = false;
     // Fetch the key while the shopper types.
     void this.#key().catch(() => undefined);
   }
