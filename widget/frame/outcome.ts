@@ -9,8 +9,13 @@ import type {
   PendingChallenge,
   PublicSession,
 } from '../../contract/checkout';
+import { FAILURE_CODES } from '../../contract/failure-codes';
 import type { ApiResult } from './api';
 import { asPayResult } from './api';
+
+/** A failure code the frame has words for (a newer BFF may name one this frame does not). */
+const named = (code: unknown): code is FailureCode =>
+  (FAILURE_CODES as readonly unknown[]).includes(code);
 
 export type Settled = Extract<PayResult, { status: 'succeeded' | 'challenge' | 'failed' }>;
 
@@ -31,8 +36,12 @@ export const gone = (status: number): boolean => status === 401 || status === 40
 export function stepVerdict(res: ApiResult<PayResult>): StepVerdict {
   const result = asPayResult(res.ok ? res.data : res.body);
   if (result?.status === 'pending') return { kind: 'confirm' };
-  // "Already paid" is a reason to go and read the receipt, never a failure to show.
-  if (result?.status === 'failed' && result.error.code === 'already_paid') {
+  // "Already paid" is a reason to go and read the receipt, never a failure to show; a failure
+  // the frame cannot name is read from the session too, never shown as a blank.
+  if (
+    result?.status === 'failed' &&
+    (result.error.code === 'already_paid' || !named(result.error.code))
+  ) {
     return { kind: 'confirm' };
   }
   if (result) return { kind: 'result', result };
@@ -71,7 +80,7 @@ export function sessionVerdict(s: PublicSession): SessionVerdict {
       return {
         kind: 'ended',
         code:
-          s.outcome?.status === 'failed'
+          s.outcome?.status === 'failed' && named(s.outcome.error.code)
             ? s.outcome.error.code
             : s.attemptsLeft > 0
               ? 'try_again_later'

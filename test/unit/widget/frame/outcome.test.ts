@@ -47,6 +47,11 @@ describe('stepVerdict: what a pay or complete answer lets the frame say', () => 
     ['pending (outcome unknown)', ok({ status: 'pending' }), 'confirm'],
     ['"already paid" (another tab paid)', ok(alreadyPaid), 'confirm'],
     ['a 200 without a readable body', ok(null), 'confirm'],
+    [
+      'a failure this frame has no words for',
+      ok({ status: 'failed', error: { code: 'card_velocity', retryable: true }, attemptsLeft: 2 }),
+      'confirm',
+    ],
     ['no answer (network error, timeout)', no(0), 'confirm'],
     ['a 500', no(500), 'confirm'],
     ['a 502 from a proxy', no(502, '<html>'), 'confirm'],
@@ -116,6 +121,15 @@ describe('sessionVerdict: what a session read says', () => {
     [session({ status: 'expired' }), 'session_expired'],
     [session({ status: 'failed', outcome: declined }), 'declined'],
     [session({ status: 'failed', attemptsLeft: 0 }), 'attempts_exhausted'],
+    // A code a newer BFF names and this frame has no words for: said as the frame can.
+    [
+      session({
+        status: 'failed',
+        attemptsLeft: 0,
+        outcome: { ...declined, error: { code: 'card_velocity' as 'declined', retryable: false } },
+      }),
+      'attempts_exhausted',
+    ],
   ])('ended: %j → %s', (s, code) => {
     expect(sessionVerdict(s)).toEqual({ kind: 'ended', code });
   });

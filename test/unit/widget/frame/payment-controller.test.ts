@@ -165,6 +165,27 @@ describe('a pay whose answer was lost', () => {
   });
 });
 
+describe('a failure this frame has no words for (a code a newer BFF names)', () => {
+  it('is never shown blank: the page hears a code it knows, the shopper a sentence', async () => {
+    const unnamed: Answer = {
+      ok: true,
+      data: {
+        status: 'failed',
+        error: { code: 'card_velocity', retryable: true },
+        attemptsLeft: 2,
+      } as unknown as PayResult,
+    };
+    const { flow, sent } = harness(Array.from({ length: 5 }, () => unnamed));
+    await vi.advanceTimersByTimeAsync(100);
+    await flow.submit();
+    await vi.advanceTimersByTimeAsync(30_000);
+    const failed = sent.filter((m) => m.type === 'failed');
+    expect(failed).toMatchObject([{ code: 'try_again_later', retryable: true }]);
+    expect(flow.notice).toBe(messagesFor('en').failures.try_again_later);
+    expect(flow.status).toBe('form');
+  });
+});
+
 describe('a subscription started on a trial', () => {
   it('is announced as started with its first charge date, not as a payment received', async () => {
     const trial = { days: 7, firstChargeOn: '2026-12-03' };
