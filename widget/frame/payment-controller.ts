@@ -38,6 +38,11 @@ const LIMITED_WAIT_MS = 10_000;
 /** How long the form waits for the session before it draws the fields without it. */
 const DRAW_FIELDS_AFTER_MS = 50;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Session reads at load asked again after a passing failure (1 s, 2 s, 4 s apart). */
+const LOAD_RETRIES = 3;
+/** No answer, or one that says "not now" rather than "never". */
+const passing = (status: number) =>
+  status === 0 || status === 408 || status === 429 || status >= 500;
 
 /** A step's Idempotency-Key, sent now (`at`, the BFF's clock: the device's may step), no resend yet. */
 const newResend = (at: number) => ({ key: crypto.randomUUID(), again: 0, running: 0, at });
@@ -209,8 +214,17 @@ export class PaymentController implements ReactiveController {
     const soon = await Promise.race([session, sleep(DRAW_FIELDS_AFTER_MS).then(() => null)]);
     if (run !== this.#run) return;
     if (!soon) this.#set('loading');
-    const res = soon ?? (await session);
+    let res = soon ?? (await session);
     if (run !== this.#run) return;
+    // A read lost or refused for a moment (a network blip, a BFF restarting, the rate limit)
+    // is asked again, backing off, before the shopper is told to reload.
+    for (let i = 0; !res.ok && passing(res.status) && i < LOAD_RETRIES; i++) {
+      this.#set('loading');
+      await sleep(1_000 * 2 ** i);
+      if (run !== this.#run) return;
+      res = await api.session();
+      if (run !== this.#run) return;
+    }
     if (!res.ok) {
       this.#set('unavailable');
       this.#announce(

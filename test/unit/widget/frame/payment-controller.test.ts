@@ -449,10 +449,35 @@ describe('a session that cannot be read at load', () => {
       publicKey: () => Promise.resolve({ ok: false, status, body: null }),
     } as unknown as CheckoutApi;
     flow.connect(api);
-    await vi.advanceTimersByTimeAsync(100);
+    // Past the reads asked again after a passing failure (1 + 2 + 4 s).
+    await vi.advanceTimersByTimeAsync(8_000);
     expect(flow.status).toBe('unavailable');
     expect(flow.notice).toBe(text);
   });
+
+  it.each([0, 503, 429])(
+    'answered %i for a moment: read again, the form is drawn and ready',
+    async (status) => {
+      let failures = 2;
+      const { flow, sent } = harness([]);
+      await vi.advanceTimersByTimeAsync(100);
+      const api = {
+        session: () =>
+          Promise.resolve(
+            failures-- > 0 ? { ok: false, status, body: null } : { ok: true, data: open },
+          ),
+        publicKey: () => Promise.resolve({ ok: true, data: { key: PEM } }),
+        now: () => Date.now(),
+      } as unknown as CheckoutApi;
+      flow.connect(api);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(flow.status).toBe('loading');
+      await vi.advanceTimersByTimeAsync(4_000);
+      expect(flow.status).toBe('form');
+      expect(flow.notice).toBe('');
+      expect(sent.filter((m) => m.type === 'ready')).toHaveLength(2);
+    },
+  );
 });
 
 describe('a bank step left waiting, with the card key unreadable', () => {
