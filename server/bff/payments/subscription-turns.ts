@@ -10,8 +10,9 @@ import { UNKNOWN_ATTEMPT_COLUMNS, unknownAttemptsQuery } from '../sessions/store
  * round: oldest first alone, enough of those would hold every round's batch and the attempts
  * behind them would never be looked at. So a round takes the oldest never looked up, then
  * those looked up longest ago, `SUBSCRIPTION_TURN` of each, and writes down when it looked
- * (`bff_attempt_lookups`, one row per attempt looked up and still unknown): each backlog
- * drains a batch a round, whatever sits in front of it.
+ * (`bff_attempt_lookups`, one row per attempt looked up and still unknown): whatever sits in
+ * front, one looked up before comes again within ceil(n / SUBSCRIPTION_TURN) rounds, n the
+ * attempts looked up before it.
  */
 
 /** Subscription attempts a round takes at most of the never looked up, and of the others. */
@@ -72,13 +73,47 @@ export function lookedSubscriptionAttemptsQuery(db: BffKysely, limit = SUBSCRIPT
   );
 }
 
-/** This round's subscription candidates: the oldest never looked up, then their turn's. */
+/** Unknown subscription attempts whose order number is one of `references`. */
+export function subscriptionAttemptsByReferenceQuery(db: BffKysely, references: string[]) {
+  return db
+    .selectFrom('payment_attempts as a')
+    .innerJoin('checkout_sessions as s', 's.id', 'a.session_id')
+    .select(UNKNOWN_ATTEMPT_COLUMNS)
+    .where('a.gateway_reference', 'in', references)
+    .where('a.status', '=', sql.lit('unknown'))
+    .where('s.status', 'in', ['pending', 'processing'])
+    .where('s.plan_id', 'is not', null);
+}
+
+/**
+ * The unknown attempts an unfinished proof of their plan looks for (`bff_plan_proofs`). A proof
+ * decides the attempts of the round that reads its last page only, then is deleted: taken every
+ * round, those it began for are all there when it ends, whichever turns the round takes.
+ * Bounded by the batches the proofs began with.
+ */
+async function provenAttempts(db: BffKysely) {
+  const proofs = await db.selectFrom('bff_plan_proofs').select('wanted_json').execute();
+  const references = [...new Set(proofs.flatMap((p) => JSON.parse(p.wanted_json) as string[]))];
+  const out = [];
+  for (let i = 0; i < references.length; i += SUBSCRIPTION_TURN) {
+    const some = references.slice(i, i + SUBSCRIPTION_TURN);
+    out.push(...(await subscriptionAttemptsByReferenceQuery(db, some).execute()));
+  }
+  return out;
+}
+
+/**
+ * This round's subscription candidates: the oldest never looked up, then their turn's, and
+ * those an unfinished proof looks for.
+ */
 export async function subscriptionCandidates(db: BffKysely, limit = SUBSCRIPTION_TURN) {
   const unlooked = await unlookedSubscriptionAttemptsQuery(db, limit).execute();
   const looked = await lookedSubscriptionAttemptsQuery(db, limit).execute();
-  // Two reads: one looked up in between (two leaders for a moment) comes once.
-  const ids = new Set(unlooked.map((a) => a.id));
-  return [...unlooked, ...looked.filter((a) => !ids.has(a.id))];
+  const proven = await provenAttempts(db);
+  // Separate reads: one looked up in between (two leaders for a moment) comes once.
+  const out = new Map<string, (typeof unlooked)[number]>();
+  for (const a of [...unlooked, ...looked, ...proven]) if (!out.has(a.id)) out.set(a.id, a);
+  return [...out.values()];
 }
 
 /**

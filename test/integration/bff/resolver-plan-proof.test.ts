@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BffDb, BffKysely } from '../../../server/bff/db';
 import { prunePlanProofs } from '../../../server/bff/payments/plan-proof';
 import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
-import type { Subscription } from '../../../server/gateway/schemas';
 import { openDb } from '../../../server/lib/db';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
 import { MERCHANT_SECRET, startBff, testDbUrl, type TestBff } from '../../support/bff';
+import { busyPlan } from '../../support/busy-plan';
 import { payPlanPending } from '../../support/plan-pay';
 import { createPlan, monthlyPlan } from '../sandbox/recurrence/helpers';
 
@@ -20,31 +20,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const DAY_MS = 24 * 3_600_000;
-
-/** The plan's subscriptions as the name search lists them: `others` others', none the attempt's. */
-function busyPlan(on: TestBff, planId: string, others: number) {
-  const gateway = on.bff.ctx.gateway;
-  const search = gateway.searchSubscriptions.bind(gateway);
-  const pagesAsked: number[] = [];
-  gateway.searchSubscriptions = (q = {}, o) => {
-    if (!q.planName) return search(q, o);
-    const page = Number(q.page ?? 1);
-    pagesAsked.push(page);
-    const start = (page - 1) * 100;
-    const items = Array.from(
-      { length: Math.max(0, Math.min(100, others - start)) },
-      (_, i) =>
-        ({
-          id: `other-sub-${start + i}`,
-          orderNumber: `o${start + i}`,
-          createdDate: new Date().toISOString(),
-          plan: { id: planId },
-        }) as unknown as Subscription,
-    );
-    return Promise.resolve({ items, total: others, page, limit: 100 });
-  };
-  return { pagesAsked, restore: () => (gateway.searchSubscriptions = search) };
-}
 
 /** One resolver round of `on` reading two pages of a plan a round (50 by default). */
 const roundOf = (on: TestBff) =>

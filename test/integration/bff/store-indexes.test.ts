@@ -14,6 +14,7 @@ import { testDbUrl } from '../../support/bff';
 import { linkEarlyNotificationsQuery } from '../../../server/bff/payments/ledger-link';
 import {
   lookedSubscriptionAttemptsQuery,
+  subscriptionAttemptsByReferenceQuery,
   markLookedUp,
   unlookedSubscriptionAttemptsQuery,
 } from '../../../server/bff/payments/subscription-turns';
@@ -275,6 +276,11 @@ describe('maintenance round indexes', () => {
     );
     const looked = lookedSubscriptionAttemptsQuery(db).compile();
     expect(await planOf(db, looked.sql, [...looked.parameters])).toMatch(TURNS);
+    // Those an unfinished proof looks for, by order number.
+    const wanted = subscriptionAttemptsByReferenceQuery(db, ['ref_a', 'ref_b']).compile();
+    expect(await planOf(db, wanted.sql, [...wanted.parameters])).toContain(
+      'payment_attempts_gateway_reference',
+    );
     expect(await planOf(db, anySub.sql, [...anySub.parameters])).toContain(
       'payment_attempts_subscription',
     );
@@ -294,6 +300,9 @@ describe('maintenance round indexes', () => {
         'payment_attempts_subscription',
       );
       expect(await planOf(db, looked.sql, [...looked.parameters], natural)).toMatch(TURNS);
+      expect(await planOf(db, wanted.sql, [...wanted.parameters], natural)).toContain(
+        'payment_attempts_gateway_reference',
+      );
       for (const q of [
         unknownAttemptsQuery(db),
         unknownAttemptsQuery(db, 'payments'),
