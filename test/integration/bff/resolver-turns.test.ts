@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveUnknownAttempts, type ResolveOptions } from '../../../server/bff/payments/resolver';
+import { markLookedUp } from '../../../server/bff/payments/subscription-turns';
 import { DEFAULT_CLIENT } from '../../../server/sandbox/clients';
 import { startBff, type TestBff } from '../../support/bff';
 import { busyPlan } from '../../support/busy-plan';
@@ -8,9 +9,10 @@ import { seedSessionWithAttempt } from '../../support/store-rows';
 import { createPlan, monthlyPlan } from '../sandbox/recurrence/helpers';
 
 /**
- * Rounds take unknown subscription attempts by turns (payments/subscription-turns.ts): a proof
- * of a plan read over several rounds, 10 minutes apart (payments/plan-proof.ts), still decides
- * every attempt it began for in the round that ends it, whichever turn that round takes.
+ * Rounds take unknown subscription attempts by turns (payments/subscription-turns.ts): the
+ * looked up longest ago first, and a proof of a plan read over several rounds, 10 minutes
+ * apart (payments/plan-proof.ts), still decides every attempt it began for in the round that
+ * ends it, whichever turn that round takes.
  */
 let t: TestBff;
 beforeAll(async () => {
@@ -110,4 +112,47 @@ describe('a big plan whose proof begins in one turn and ends in another', () => 
       await own.close();
     }
   }, 60_000);
+});
+
+describe('the turns of attempts looked up before', () => {
+  it('come longest ago first: one looked up before 250 stuck ones settles in 4 rounds', async () => {
+    const own = await startBff();
+    try {
+      const db = own.bff.ctx.db;
+      const planId = await createPlan(own.sandbox, { ...monthlyPlan, name: 'Turns readable' });
+      const readable = await notMade(own, planId);
+      // Looked up once while it could not be decided yet (not unknown for a day).
+      own.clock.advance(MIN);
+      expect((await round(own)).stillUnknown).toEqual([readable]);
+      // Then 250 attempts of a plan the gateway does not have, looked up after it.
+      own.clock.advance(MIN);
+      const made = own.clock.now().toISOString();
+      const stuck: string[] = [];
+      for (let i = 0; i < 250; i++) {
+        const id = `cs_stuck_${String(i).padStart(3, '0')}`;
+        await seedSessionWithAttempt(db, id, { created_at: made, updated_at: made });
+        await db
+          .updateTable('checkout_sessions')
+          .set({
+            status: 'pending',
+            plan_id: 'plan-that-is-gone',
+            expires_at: new Date(Date.parse(made) + 30 * DAY).toISOString(),
+          })
+          .where('id', '=', id)
+          .execute();
+        stuck.push(`pa_${id}`);
+      }
+      own.clock.advance(MIN);
+      await markLookedUp(db, stuck, own.clock.now());
+      own.clock.advance(DAY);
+      const settled: string[] = [];
+      for (let i = 0; i < Math.ceil(251 / 100) + 1 && !settled.includes(readable); i++) {
+        own.clock.advance(MIN);
+        settled.push(...(await round(own)).notHappened);
+      }
+      expect(settled).toEqual([readable]);
+    } finally {
+      await own.close();
+    }
+  });
 });
