@@ -12,6 +12,8 @@ const PAGE = 100;
 export interface DueDaySearch {
   /** The first billing, if found. */
   first: Billing | null;
+  /** The search ended: the billing found, or the day read to its end without it. */
+  ended: boolean;
   /**
    * Keeps where the search stands for the next round (in `db`, the transaction of what the
    * round records about the attempt): the last page read, or nothing once the search ended —
@@ -66,6 +68,7 @@ export async function firstBillingByDueDay(
   const at = ctx.clock.now().toISOString();
   return {
     first,
+    ended,
     async keep(db, pending) {
       if (ended || !pending) {
         await forgetDueDayRead(db, subscriptionId);

@@ -27,21 +27,32 @@ export function shownPlan(row: Pick<SessionRow, 'plan_json'>): SessionPlan | nul
   return row.plan_json ? (JSON.parse(row.plan_json) as SessionPlan) : null;
 }
 
+/** The terms a plan bills by: what a shopper must have been shown before it subscribes. */
+export type PlanTerms = Pick<SessionPlan, 'amount' | 'intervalDays' | 'installments' | 'trialDays'>;
+
 /**
- * Whether a plan read now (`loadPlan`) is the one the session showed: Active, at the same
- * amount, interval, number of charges and trial. The gateway bills the plan as it is now. A
- * session made before the BFF kept the number of charges and the trial showed neither: they
- * are not compared, and it pays as it did.
+ * Whether a plan read now (`loadPlan`) is the one the session showed: Active (`loadPlan`
+ * refuses any other), on the terms it showed (`termsAsShown`). The gateway bills the plan as
+ * it is now.
  */
 export function planAsShown(row: SessionRow, plan: Result<SessionPlan>): boolean {
+  return plan.ok && termsAsShown(row, plan.value);
+}
+
+/**
+ * Whether `terms` (a plan's now, or those a subscription bills) are the ones the session
+ * showed: the same amount, interval, number of charges and trial. A session made before the
+ * BFF kept the number of charges and the trial showed neither: they are not compared, and it
+ * pays as it did.
+ */
+export function termsAsShown(row: SessionRow, terms: PlanTerms): boolean {
   const shown = shownPlan(row);
-  if (!plan.ok || !shown) return false;
-  const now = plan.value;
+  if (!shown) return false;
   return (
-    now.amount === row.amount &&
-    now.intervalDays === shown.intervalDays &&
-    (shown.installments === undefined || shown.installments === now.installments) &&
-    (shown.trialDays === undefined || shown.trialDays === now.trialDays)
+    terms.amount === row.amount &&
+    terms.intervalDays === shown.intervalDays &&
+    (shown.installments === undefined || shown.installments === terms.installments) &&
+    (shown.trialDays === undefined || shown.trialDays === terms.trialDays)
   );
 }
 

@@ -1,5 +1,5 @@
 import { MS } from '../../lib/clock';
-import type { Billing } from '../../gateway/schemas';
+import type { Billing, Subscription } from '../../gateway/schemas';
 import { reaisToCents } from '../../gateway/money';
 import type { PayResult } from '../checkout-api';
 import type { BffContext } from '../context';
@@ -12,7 +12,7 @@ import { ledgerSalesByAttempt } from './ledger-windows';
 import { planListing, type PlanListing } from './plan-proof';
 import { markLookedUp, subscriptionCandidates } from './subscription-turns';
 import { classifyGatewayError } from './outcomes';
-import { planHasTrial, settleSubscription } from './subscribe';
+import { billsTrial, readSubscription, settleSubscription } from './subscribe';
 import { transitionSession } from '../sessions/transition';
 import { firstBillingOf } from '../subscriptions/service';
 
@@ -249,6 +249,8 @@ interface FoundSubscription {
   /** When the gateway made it (its clock): without a trial, its first billing's due instant. */
   createdDate: string;
   first: Billing | null;
+  /** The subscription as a search or read of this round answered it (its plan nested). */
+  read?: Subscription;
 }
 
 /**
@@ -268,11 +270,14 @@ async function settleFoundSubscription(
   await updateAttemptInFlight(ctx.db, a.id, { subscription_id: sub.id });
   // Not among the newest billings: without a trial the gateway billed the first installment
   // when it made the subscription, so it is looked for among the billings due that day (by the
-  // gateway's clock), each round reading on from where the last stopped. With a trial, nothing
-  // was billed yet (settleSubscription reads the plan).
+  // gateway's clock), each round reading on from where the last stopped. A subscription
+  // standing on a trial (its own terms) billed nothing yet; a Canceled one's plan may have
+  // changed since, so its day is read too.
   let first = sub.first;
   let search: DueDaySearch | undefined;
-  if (!first && !(await planHasTrial(ctx, row.plan_id))) {
+  const read = first ? null : (sub.read ?? (await readSubscription(ctx, sub.id)));
+  if (!first && !read) return false;
+  if (read && !billsTrial(read)) {
     try {
       search = await firstBillingByDueDay(ctx, sub.id, sub.createdDate, DUE_DAY_PAGES);
       first = search.first;
@@ -300,6 +305,7 @@ async function settleFoundSubscription(
     sub.id,
     first,
     log,
+    read ? { subscription: read, unbilled: !first && !!search?.ended } : undefined,
   );
   if (search && !kept) await keepSearch(ctx.db, result.status);
   log.warn(
@@ -317,7 +323,7 @@ async function knownSubscription(
   const id = await subscriptionIdOf(ctx, attemptId);
   if (!id) return undefined;
   const sub = await ctx.gateway.getSubscription(id, { timeoutMs: 10_000 });
-  return { id: sub.id, createdDate: sub.createdDate, first: null };
+  return { id: sub.id, createdDate: sub.createdDate, first: null, read: sub };
 }
 
 /**
@@ -350,7 +356,7 @@ async function subscriptionsByOrderNumber(
     );
     for (const s of found.items) {
       if (!out.has(s.orderNumber)) {
-        out.set(s.orderNumber, { id: s.id, createdDate: s.createdDate, first: null });
+        out.set(s.orderNumber, { id: s.id, createdDate: s.createdDate, first: null, read: s });
       }
     }
     if (page * PAGE >= found.total) break;

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import { MS } from '../../lib/clock';
-import type { Billing, CardInfo } from '../../gateway/schemas';
+import type { Billing, CardInfo, Subscription } from '../../gateway/schemas';
 import { reaisToCents } from '../../gateway/money';
 import type { FailureCode, PayResult } from '../checkout-api';
 import type { BffContext } from '../context';
-import { endAttemptAsFailure, settledMeanwhile } from '../sessions/service';
+import { atomically } from '../atomic';
+import { endAttemptAsFailure, planTermsOf, settledMeanwhile } from '../sessions/service';
 import { transitionSession } from '../sessions/transition';
 import { updateAttempt, updateAttemptInFlight, type SessionRow } from '../sessions/store';
 import {
@@ -13,7 +14,7 @@ import {
   firstBillingOf,
 } from '../subscriptions/service';
 import { classifyGatewayError } from './outcomes';
-import { orderNumberOf, shownPlan } from './pay-common';
+import { orderNumberOf, shownPlan, termsAsShown } from './pay-common';
 import {
   dropKeyOnRefusedCiphertext,
   settle,
@@ -87,10 +88,26 @@ export async function subscribe(
 }
 
 /**
+ * What the resolver knows of a subscription with no first billing found: the subscription as
+ * read (status and plan), and whether the billings due on its creation day were read to their
+ * end without its first one (so nothing was billed when it was made).
+ */
+export interface SubscriptionRead {
+  subscription: Subscription;
+  unbilled: boolean;
+}
+
+/**
  * Settles a subscription attempt from its first billing (pay, or the resolver after a crash).
  * A billing that was not paid cancels the subscription and tells the shopper why; a Paid
- * billing, or none yet on a plan with a trial, leaves the subscription standing; none found on
- * a plan without one leaves the attempt unknown (the resolver reads it again).
+ * billing, or none yet on a subscription with a trial, leaves the subscription standing; none
+ * found on one without leaves the attempt unknown (the resolver reads it again).
+ * Terms the session did not show (the plan changed between the pay's check and the
+ * subscription: amount, interval, number of charges or trial) are told by the gateway's
+ * subscription itself: while it is not Canceled its plan is in use, so frozen, and those are
+ * the terms it bills (spec plan rule 6). A paid first billing on other terms, or whose
+ * subscription was canceled meanwhile, stays the shopper's payment at the amount charged, its
+ * subscription canceled and told canceled; nothing charged yet: canceled, the session expires.
  * A cancel that fails leaves the attempt unknown (`pending`): the subscription may still bill
  * (an `Opened` billing is retried), so the shopper is not told to pay again; the resolver
  * finds the subscription and cancels it again.
@@ -102,6 +119,7 @@ export async function settleSubscription(
   subscriptionId: string,
   billing: Billing | null,
   log: Logger,
+  read?: SubscriptionRead,
 ): Promise<PayResult> {
   const evidence = billing
     ? {
@@ -112,40 +130,32 @@ export async function settleSubscription(
       }
     : { subscription_id: subscriptionId };
   if (!billing) {
-    // A trial's subscription found Canceled before any billing started nothing: the BFF's own
-    // drop of terms not shown whose answer was lost (the plan, unused since, may have changed
-    // again), or a cancel at the gateway. Decided from the subscription, not from the plan.
-    const canceled = await trialCanceled(ctx, row, subscriptionId);
-    if (canceled === null) return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
-    if (canceled) return dropTermsNotShown(ctx, row, attemptId, subscriptionId, evidence, log);
-    const plan = await planTerms(ctx, row.plan_id);
-    const trialDays = plan?.trialDays ?? 0;
-    if (trialDays > 0 && plan && plan.amount !== row.amount) {
-      return dropTermsNotShown(ctx, row, attemptId, subscriptionId, evidence, log);
-    }
-    if (trialDays === 0) {
-      // No trial: the gateway bills the first installment when the subscription is made. Not
-      // found (beyond the pages read, or not read) is not paid: unknown until it is found.
-      log.warn({ subscriptionId }, 'first billing not found: the outcome waits for it');
-      return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
-    }
-    // A trial: nothing is billed yet; the answer says so (succeededResult).
-    return succeed(ctx, row.id, attemptId, { ...evidence, trial_days: trialDays });
+    const sub = read?.subscription ?? (await readSubscription(ctx, subscriptionId));
+    if (!sub) return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
+    return settleUnbilled(ctx, row, attemptId, sub, read?.unbilled, evidence, log);
   }
   const code = firstBillingFailure(billing.status);
   if (!code) {
     const sale = billing.status === 'Paid' ? await firstBillingSale(ctx, attemptId, log) : {};
     const charged = reaisToCents(billing.amount);
-    if (charged === row.amount) return succeed(ctx, row.id, attemptId, { ...evidence, ...sale });
-    // Paid on terms never shown: the charge stands (it happened), told at its amount; the
-    // subscription bills no more.
-    const canceled = await cancelTermsNotShown(ctx, row, billing, log);
-    if (!canceled) return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
+    const sub = billing.subscription;
+    const canceled = sub.status === 'Canceled';
+    if (!canceled && termsAsShown(row, { ...planTermsOf(sub.plan), amount: charged })) {
+      return succeed(ctx, row.id, attemptId, { ...evidence, ...sale });
+    }
+    // Paid on terms never shown, or its subscription canceled since (by the BFF for such
+    // terms, its answer lost, or by the merchant; its plan, unused since, may have changed
+    // again): the charge stands (it happened), told at its amount; the subscription bills no
+    // more, and the merchant is told so.
+    const told = canceled
+      ? toldCanceled(ctx, row, sub, charged)
+      : await cancelTermsNotShown(ctx, row, billing, log);
+    if (!told) return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
     return succeed(ctx, row.id, attemptId, {
       ...evidence,
       ...sale,
       amount: charged,
-      subscription_canceled_json: JSON.stringify(canceled),
+      subscription_canceled_json: JSON.stringify(told),
     });
   }
   if (!(await updateAttemptInFlight(ctx.db, attemptId, evidence))) {
@@ -162,43 +172,53 @@ export async function settleSubscription(
   });
 }
 
-/** Whether the plan starts with a trial (no billing at creation); false when it cannot be read. */
-export async function planHasTrial(ctx: BffContext, planId: string | null): Promise<boolean> {
-  return ((await planTerms(ctx, planId))?.trialDays ?? 0) > 0;
-}
-
 /**
- * Whether the subscription of a session that showed a trial is Canceled (false when the
- * session showed none: not read); null when it cannot be read now.
+ * A subscription with no first billing found. Canceled: nothing was billed if the session
+ * showed a trial (the BFF's own drop of terms not shown whose answer was lost, or a cancel at
+ * the gateway), or if its creation day's billings were read without it (`unbilled`): the
+ * session ends; decided from the subscription, not from its plan, which may have changed
+ * again since. Standing: a trial by its own terms charged nothing yet, and stands if those are
+ * the terms shown (else canceled, the session expired); without a trial the gateway billed the
+ * first installment when it was made, and not found (beyond the pages read) is not paid:
+ * unknown until it is found.
  */
-async function trialCanceled(
+async function settleUnbilled(
   ctx: BffContext,
   row: SessionRow,
-  subscriptionId: string,
-): Promise<boolean | null> {
-  if (!shownPlan(row)?.trialDays) return false;
-  try {
-    const sub = await ctx.gateway.getSubscription(subscriptionId, { timeoutMs: 10_000 });
-    return sub.status === 'Canceled';
-  } catch (err) {
-    if (!classifyGatewayError(err)) throw err;
-    return null;
+  attemptId: string,
+  sub: Subscription,
+  unbilled: boolean | undefined,
+  evidence: { subscription_id: string },
+  log: Logger,
+): Promise<PayResult> {
+  const terms = planTermsOf(sub.plan);
+  if (sub.status === 'Canceled') {
+    if (unbilled ?? (shownPlan(row)?.trialDays ?? 0) > 0) {
+      return dropTermsNotShown(ctx, row, attemptId, sub.id, evidence, log);
+    }
+  } else if (terms.trialDays > 0) {
+    if (!termsAsShown(row, terms)) {
+      return dropTermsNotShown(ctx, row, attemptId, sub.id, evidence, log);
+    }
+    // A trial: nothing is billed yet; the answer says so (succeededResult).
+    return succeed(ctx, row.id, attemptId, { ...evidence, trial_days: terms.trialDays });
   }
+  log.warn({ subscriptionId: sub.id }, 'first billing not found: the outcome waits for it');
+  return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
 }
 
-/**
- * The plan's amount (cents) and trial days as the gateway bills them now; null when it cannot
- * be read. A plan a subscription uses keeps its amount (spec plan rule 6): for one just made,
- * what its billings will charge.
- */
-async function planTerms(
+/** Whether a subscription standing bills after a trial (no billing when it was made). */
+export function billsTrial(sub: Subscription): boolean {
+  return sub.status !== 'Canceled' && planTermsOf(sub.plan).trialDays > 0;
+}
+
+/** The subscription as the gateway has it now (its plan nested); null when not read now. */
+export async function readSubscription(
   ctx: BffContext,
-  planId: string | null,
-): Promise<{ amount: number; trialDays: number } | null> {
-  if (!planId) return null;
+  subscriptionId: string,
+): Promise<Subscription | null> {
   try {
-    const plan = await ctx.gateway.getPlan(planId, { timeoutMs: 10_000 });
-    return { amount: reaisToCents(plan.amount), trialDays: Math.max(0, plan.trialDays ?? 0) };
+    return await ctx.gateway.getSubscription(subscriptionId, { timeoutMs: 10_000 });
   } catch (err) {
     if (!classifyGatewayError(err)) throw err;
     return null;
@@ -206,10 +226,12 @@ async function planTerms(
 }
 
 /**
- * The merchant changed the plan's amount between the pay's check (pay.ts `planChanged`) and
- * the subscription: the gateway made it on the plan as it is, terms the shopper was never
- * shown. Nothing charged yet (a trial): the subscription is canceled and the session expires,
- * as a pay after the change would have it; the shopper starts again on the plan as it is.
+ * The merchant changed the plan between the pay's check (pay.ts `planChanged`) and the
+ * subscription: the gateway made it on the plan as it was then, terms the shopper was never
+ * shown. Nothing charged yet (a trial by its terms): the subscription is canceled and the
+ * session expires, as a pay after the change would have it; the shopper starts again on the
+ * plan as it is. The attempt and the session end in one transaction: a crash between would
+ * leave the session open beside a canceled subscription.
  */
 async function dropTermsNotShown(
   ctx: BffContext,
@@ -225,24 +247,26 @@ async function dropTermsNotShown(
   if (!(await cancelSubscription(ctx, subscriptionId, 'session_expired', log))) {
     return settle(ctx, row, attemptId, { kind: 'unknown' }, log);
   }
-  const ended = await endAttemptAsFailure(ctx, row, attemptId, 'session_expired', false, [
-    ...SETTLES_FROM,
-  ]);
-  if (ended.status !== 'failed' || ended.error.code !== 'session_expired') return ended;
-  await transitionSession(ctx, row.id, 'open', 'expired', ctx.clock.now(), {
-    failure_code: 'session_expired',
+  return atomically(ctx, async (tx): Promise<PayResult> => {
+    const ended = await endAttemptAsFailure(tx, row, attemptId, 'session_expired', false, [
+      ...SETTLES_FROM,
+    ]);
+    if (ended.status !== 'failed' || ended.error.code !== 'session_expired') return ended;
+    await transitionSession(tx, row.id, 'open', 'expired', tx.clock.now(), {
+      failure_code: 'session_expired',
+    });
+    return {
+      status: 'failed',
+      error: { code: 'session_expired', retryable: false },
+      attemptsLeft: 0,
+    };
   });
-  return {
-    status: 'failed',
-    error: { code: 'session_expired', retryable: false },
-    attemptsLeft: 0,
-  };
 }
 
 /**
- * A first billing paid at another amount than the session showed (the plan changed meanwhile):
- * its subscription is canceled so it charges no more. Resolves what the merchant is told of
- * the cancel (`subscription.canceled`), or null when the gateway did not cancel it yet.
+ * A first billing paid on terms the session did not show (the plan changed meanwhile): its
+ * subscription is canceled so it charges no more. Resolves what the merchant is told of the
+ * cancel (`subscription.canceled`), or null when the gateway did not cancel it yet.
  */
 async function cancelTermsNotShown(
   ctx: BffContext,
@@ -251,17 +275,27 @@ async function cancelTermsNotShown(
   log: Logger,
 ): Promise<Record<string, unknown> | null> {
   const sub = billing.subscription;
+  const charged = reaisToCents(billing.amount);
   log.error(
     {
       event: 'checkout.plan_changed_charged',
       subscriptionId: sub.id,
-      shown: row.amount,
-      charged: reaisToCents(billing.amount),
+      shown: { ...shownPlan(row), amount: row.amount },
+      billed: { ...planTermsOf(sub.plan), amount: charged },
     },
-    'the plan changed while it was subscribed: its first billing was charged at the new amount',
+    'the plan changed while it was subscribed: its first billing was charged on its new terms',
   );
   if (!(await cancelSubscription(ctx, sub.id, 'session_expired', log))) return null;
-  return canceledSubscription(ctx, sub, row.id);
+  return toldCanceled(ctx, row, sub, charged);
+}
+
+/**
+ * What the merchant is told of a subscription canceled after its first billing: its plan at
+ * the amount that billing charged (the plan, unused once canceled, may change again).
+ */
+function toldCanceled(ctx: BffContext, row: SessionRow, sub: Subscription, charged: number) {
+  const told = canceledSubscription(ctx, sub, row.id);
+  return { ...told, plan: { ...told.plan, amount: charged } };
 }
 
 /**

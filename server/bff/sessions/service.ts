@@ -79,15 +79,22 @@ export async function loadPlan(ctx: BffContext, planId: string): Promise<Result<
   }
   return {
     ok: true,
-    value: {
-      id: plan.id,
-      name: plan.name,
-      amount,
-      intervalDays: PLAN_INTERVAL_DAYS[plan.planType] ?? plan.interval ?? 0,
-      description: plan.description,
-      trialDays: plan.trialDays ?? 0,
-      installments: plan.installments ?? 0,
-    },
+    value: { id: plan.id, name: plan.name, description: plan.description, ...planTermsOf(plan) },
+  };
+}
+
+/**
+ * What a gateway plan bills: its amount (cents), the days between billings, how many billings
+ * (0: until canceled) and the days before the first.
+ */
+export function planTermsOf(
+  plan: Pick<Plan, 'amount' | 'planType' | 'interval' | 'installments' | 'trialDays'>,
+): Required<Pick<SessionPlan, 'amount' | 'intervalDays' | 'installments' | 'trialDays'>> {
+  return {
+    amount: reaisToCents(plan.amount),
+    intervalDays: PLAN_INTERVAL_DAYS[plan.planType] ?? plan.interval ?? 0,
+    trialDays: plan.trialDays ?? 0,
+    installments: plan.installments ?? 0,
   };
 }
 

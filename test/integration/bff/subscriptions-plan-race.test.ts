@@ -266,3 +266,124 @@ describe('a re-priced trial whose cancel answer was lost', () => {
     expect(detail).toMatchObject({ status: 'expired', attempts: [{ status: 'failed' }] });
   });
 });
+
+/** The merchant changes the plan's terms (not its amount): the gateway takes it while unused. */
+async function changeTerms(planId: string, body: object) {
+  const { merchantId } = (await gw(t.sandbox, 'GET', `/v1/recurrences/plans/${planId}`)).body as {
+    merchantId: string;
+  };
+  const res = await gw(t.sandbox, 'POST', `/v1/recurrences/plans/${planId}`, {
+    ...body,
+    merchantId,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+/**
+ * A plan session paid while the plan's terms change after the pay checked them (once the card
+ * is in the vault); with `lost`, the subscription's creation answer is lost (made at the
+ * gateway) and the resolver settles the attempt.
+ */
+async function payOnChangedTerms(name: string, before: object, after: object, lost: boolean) {
+  const planId = await createPlan(t.sandbox, { ...before, name });
+  const gateway = t.bff.ctx.gateway;
+  const create = gateway.createSubscription.bind(gateway);
+  if (lost) {
+    gateway.createSubscription = async (...args: Parameters<typeof create>) => {
+      await create(...args);
+      throw new GatewayTimeoutError({
+        operation: 'createSubscription',
+        status: 0,
+        sent: true,
+        timeoutMs: 1,
+      });
+    };
+  }
+  let answer: Awaited<ReturnType<typeof payWhile>>;
+  try {
+    answer = await payWhile(planId, () => changeTerms(planId, { ...before, ...after, name }));
+  } finally {
+    gateway.createSubscription = create;
+  }
+  if (!lost) return answer;
+  expect(answer.pay).toEqual({ status: 'pending' });
+  for (let i = 0; i < 2; i++) {
+    await resolveUnknownAttempts(t.bff.ctx, {
+      accountNumber: DEFAULT_CLIENT.accountNumber,
+      settleAfterMs: 0,
+    });
+  }
+  const sessionId = (
+    await t.bff.ctx.db
+      .selectFrom('checkout_sessions')
+      .select('id')
+      .where('plan_id', '=', planId)
+      .executeTakeFirstOrThrow()
+  ).id;
+  const detail = await t.request('GET', `/v1/checkout-sessions/${sessionId}`, {
+    headers: merchant,
+  });
+  return { pay: null, detail: detail.body as Detail };
+}
+
+/** Charged on terms not shown: the charge stands, the subscription canceled and told so. */
+async function expectChargedAndCanceled(answer: { pay: unknown; detail: Detail }) {
+  if (answer.pay) expect(answer.pay).toMatchObject({ status: 'succeeded' });
+  expect(answer.detail).toMatchObject({ status: 'succeeded' });
+  const subscriptionId = answer.detail.attempts[0]!.subscriptionId!;
+  expect((await subscriptionOf(subscriptionId)).status).toBe('Canceled');
+  const events = await t.request('GET', '/v1/events?limit=100', { headers: merchant });
+  const mine = (events.body as { data: { type: string; data: { id?: string } }[] }).data.filter(
+    (e) => e.data.id === subscriptionId,
+  );
+  expect(mine.map((e) => e.type).reverse()).toEqual([
+    'subscription.created',
+    'subscription.canceled',
+  ]);
+}
+
+/** Nothing charged (a trial by the subscription's terms): canceled, the session expired. */
+async function expectDropped(answer: { pay: unknown; detail: Detail }) {
+  if (answer.pay) {
+    expect(answer.pay).toMatchObject({
+      status: 'failed',
+      error: { code: 'session_expired', retryable: false },
+    });
+  }
+  expect(answer.detail).toMatchObject({ status: 'expired', attempts: [{ status: 'failed' }] });
+  const subscriptionId = answer.detail.attempts[0]!.subscriptionId!;
+  expect((await subscriptionOf(subscriptionId)).status).toBe('Canceled');
+}
+
+const trialPlan = { ...monthlyPlan, trialDays: 7 };
+const customPlan = { ...monthlyPlan, planType: 'Custom', interval: 30, installments: 12 };
+
+describe.each([
+  ['the pay', false],
+  ['the resolver (creation answer lost)', true],
+])('plan terms other than the amount changed as it is subscribed, settled by %s', (_, lost) => {
+  const tag = lost ? 'lost' : 'pay';
+  it('a trial removed meanwhile charged at once: the charge stands, the subscription canceled', async () => {
+    await expectChargedAndCanceled(
+      await payOnChangedTerms(`Trial removed ${tag}`, trialPlan, { trialDays: 0 }, lost),
+    );
+  });
+
+  it('a trial added meanwhile charged nothing: canceled, the session expired', async () => {
+    await expectDropped(
+      await payOnChangedTerms(`Trial added ${tag}`, monthlyPlan, { trialDays: 7 }, lost),
+    );
+  });
+
+  it('the number of charges raised meanwhile: the charge stands, the subscription canceled', async () => {
+    await expectChargedAndCanceled(
+      await payOnChangedTerms(`Installments ${tag}`, customPlan, { installments: 24 }, lost),
+    );
+  });
+
+  it('the interval changed meanwhile: the charge stands, the subscription canceled', async () => {
+    await expectChargedAndCanceled(
+      await payOnChangedTerms(`Interval ${tag}`, monthlyPlan, { planType: 'Quarterly' }, lost),
+    );
+  });
+});
