@@ -4,6 +4,7 @@ import { GatewayTimeoutError } from '../../../server/gateway/errors';
 import { resolveUnknownAttempts } from '../../../server/bff/payments/resolver';
 import { MERCHANT_SECRET, startBff, type TestBff } from '../../support/bff';
 import { createPlan, gw, monthlyPlan } from '../sandbox/recurrence/helpers';
+import { failWrites } from '../../support/store-failures';
 
 // A plan checked at pay that changes before its subscription is made: the gateway refuses the
 // subscription (400), which says nothing of the shopper's card.
@@ -16,6 +17,7 @@ afterAll(() => t.close());
 const merchant = { authorization: `Bearer ${MERCHANT_SECRET}` };
 
 interface Detail {
+  id: string;
   status: string;
   attemptsLeft?: number;
   attempts: { status: string; failureCode: string | null; subscriptionId: string | null }[];
@@ -385,5 +387,90 @@ describe.each([
     await expectChargedAndCanceled(
       await payOnChangedTerms(`Interval ${tag}`, monthlyPlan, { planType: 'Quarterly' }, lost),
     );
+  });
+});
+
+describe('a trial added meanwhile whose session cannot be expired (the store fails there)', () => {
+  it('the attempt and the session stay in flight together; the resolver then expires it', async () => {
+    const restore = await failWrites(
+      t.bff.ctx.db,
+      'checkout_sessions',
+      'update',
+      "new.status = 'expired'",
+    );
+    let answer: Awaited<ReturnType<typeof payOnChangedTerms>>;
+    try {
+      const name = 'Trial added, store down';
+      answer = await payOnChangedTerms(name, monthlyPlan, { trialDays: 7 }, false);
+    } finally {
+      await restore();
+    }
+    // Never open beside its canceled subscription: a shopper could pay again on no plan shown.
+    expect(answer.detail.status).not.toBe('open');
+    expect(answer.detail.attempts[0]!.status).toBe('unknown');
+    for (let i = 0; i < 2; i++) {
+      await resolveUnknownAttempts(t.bff.ctx, {
+        accountNumber: DEFAULT_CLIENT.accountNumber,
+        settleAfterMs: 0,
+        strandedAfterMs: 0,
+      });
+    }
+    const sessionId = (
+      await t.bff.ctx.db
+        .selectFrom('payment_attempts')
+        .select('session_id')
+        .where('subscription_id', '=', answer.detail.attempts[0]!.subscriptionId)
+        .executeTakeFirstOrThrow()
+    ).session_id;
+    const detail = await t.request('GET', `/v1/checkout-sessions/${sessionId}`, {
+      headers: merchant,
+    });
+    await expectDropped({ pay: null, detail: detail.body as Detail });
+  });
+});
+
+describe('a paid subscription on terms not shown whose cancel answer was lost', () => {
+  it('the plan then set back as shown: the charge stands, told canceled', async () => {
+    const gateway = t.bff.ctx.gateway;
+    const set = gateway.setSubscriptionStatus.bind(gateway);
+    let n = 0;
+    gateway.setSubscriptionStatus = async (...args: Parameters<typeof set>) => {
+      const done = await set(...args);
+      if (n++ === 0) {
+        throw new GatewayTimeoutError({
+          operation: 'setSubscriptionStatus',
+          status: 0,
+          sent: true,
+          timeoutMs: 1,
+        });
+      }
+      return done;
+    };
+    const name = 'Interval, cancel lost';
+    let answer: Awaited<ReturnType<typeof payOnChangedTerms>>;
+    try {
+      answer = await payOnChangedTerms(name, monthlyPlan, { planType: 'Quarterly' }, false);
+    } finally {
+      gateway.setSubscriptionStatus = set;
+    }
+    expect(answer.pay).toEqual({ status: 'pending' });
+    // Unused once canceled, the plan is set back to the terms the session showed.
+    const planId = (
+      await t.bff.ctx.db
+        .selectFrom('payment_attempts')
+        .innerJoin('checkout_sessions', 'checkout_sessions.id', 'payment_attempts.session_id')
+        .select('plan_id')
+        .where('subscription_id', '=', answer.detail.attempts[0]!.subscriptionId)
+        .executeTakeFirstOrThrow()
+    ).plan_id!;
+    await changeTerms(planId, { ...monthlyPlan, name });
+    await resolveUnknownAttempts(t.bff.ctx, {
+      accountNumber: DEFAULT_CLIENT.accountNumber,
+      settleAfterMs: 0,
+    });
+    const detail = await t.request('GET', `/v1/checkout-sessions/${answer.detail.id}`, {
+      headers: merchant,
+    });
+    await expectChargedAndCanceled({ pay: null, detail: detail.body as Detail });
   });
 });
