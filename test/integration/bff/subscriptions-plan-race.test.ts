@@ -181,6 +181,31 @@ describe('a plan re-priced while the card is being kept (after the pay checked i
 });
 
 /**
+ * The BFF's first subscription cancel from now on reaches the gateway but its answer is lost.
+ * Resolves the function that puts the gateway client back.
+ */
+function loseFirstCancelAnswer(): () => void {
+  const gateway = t.bff.ctx.gateway;
+  const set = gateway.setSubscriptionStatus.bind(gateway);
+  let n = 0;
+  gateway.setSubscriptionStatus = async (...args: Parameters<typeof set>) => {
+    const done = await set(...args);
+    if (n++ === 0) {
+      throw new GatewayTimeoutError({
+        operation: 'setSubscriptionStatus',
+        status: 0,
+        sent: true,
+        timeoutMs: 1,
+      });
+    }
+    return done;
+  };
+  return () => {
+    gateway.setSubscriptionStatus = set;
+  };
+}
+
+/**
  * The BFF's cancel of a re-priced trial's subscription reaches the gateway but its answer is
  * lost: the pay answers pending. The plan, unused again, may then change once more; what the
  * resolver decides must not depend on it: the subscription is canceled, the session expires.
@@ -190,20 +215,7 @@ describe('a re-priced trial whose cancel answer was lost', () => {
     const body = { ...monthlyPlan, name, trialDays: 7 };
     const planId = await createPlan(t.sandbox, body);
     const gateway = t.bff.ctx.gateway;
-    const set = gateway.setSubscriptionStatus.bind(gateway);
-    let n = 0;
-    gateway.setSubscriptionStatus = async (...args: Parameters<typeof set>) => {
-      const done = await set(...args);
-      if (n++ === 0) {
-        throw new GatewayTimeoutError({
-          operation: 'setSubscriptionStatus',
-          status: 0,
-          sent: true,
-          timeoutMs: 1,
-        });
-      }
-      return done;
-    };
+    const restoreCancel = loseFirstCancelAnswer();
     let sessionId: string;
     try {
       const s = await t.createSession({ planId, amount: undefined, maxInstallments: undefined });
@@ -224,7 +236,7 @@ describe('a re-priced trial whose cancel answer was lost', () => {
         gateway.vaultCard = vaultCard;
       }
     } finally {
-      gateway.setSubscriptionStatus = set;
+      restoreCancel();
     }
     await after(planId, body);
     for (let i = 0; i < 2; i++) {
@@ -431,27 +443,13 @@ describe('a trial added meanwhile whose session cannot be expired (the store fai
 
 describe('a paid subscription on terms not shown whose cancel answer was lost', () => {
   it('the plan then set back as shown: the charge stands, told canceled', async () => {
-    const gateway = t.bff.ctx.gateway;
-    const set = gateway.setSubscriptionStatus.bind(gateway);
-    let n = 0;
-    gateway.setSubscriptionStatus = async (...args: Parameters<typeof set>) => {
-      const done = await set(...args);
-      if (n++ === 0) {
-        throw new GatewayTimeoutError({
-          operation: 'setSubscriptionStatus',
-          status: 0,
-          sent: true,
-          timeoutMs: 1,
-        });
-      }
-      return done;
-    };
+    const restoreCancel = loseFirstCancelAnswer();
     const name = 'Interval, cancel lost';
     let answer: Awaited<ReturnType<typeof payOnChangedTerms>>;
     try {
       answer = await payOnChangedTerms(name, monthlyPlan, { planType: 'Quarterly' }, false);
     } finally {
-      gateway.setSubscriptionStatus = set;
+      restoreCancel();
     }
     expect(answer.pay).toEqual({ status: 'pending' });
     // Unused once canceled, the plan is set back to the terms the session showed.
